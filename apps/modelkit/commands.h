@@ -1,0 +1,15 @@
+// Subcommand registration. Each cmd_<name>.cpp adds one subcommand to the app and sets `run` when chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace modelkit::app {
+
+// What main() runs after parsing: returns the process exit code.
+using CommandRunner = std::function<int()>;
+
+void RegisterSysCommand(CLI::App& app, CommandRunner& run);
+
+}  // namespace modelkit::app

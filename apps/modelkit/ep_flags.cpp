@@ -1,0 +1,21 @@
+#include "ep_flags.h"
+
+namespace modelkit::app {
+
+void EpLibraryFlags::Bind(CLI::App& command) {
+  command.add_option(
+      "--ep-library", ep_libraries,
+      "Register a plugin EP library as NAME=PATH (repeatable; also MODELKIT_EP_LIBRARIES=NAME=PATH:...)");
+  command.add_option("--ep-catalog", ep_catalog,
+                     "JSON file listing plugin EP libraries and their manifests (also MODELKIT_EP_CATALOG)");
+}
+
+device::Machine EpLibraryFlags::LoadRealMachine() const {
+  const std::optional<std::filesystem::path> catalog =
+      ep_catalog.empty() ? std::nullopt : std::optional<std::filesystem::path>(ep_catalog);
+  const std::vector<device::PluginLibrary> plugins = device::CollectPluginLibraries(ep_libraries, catalog);
+  device::OrtDiscovery discovery(plugins);
+  return device::LoadMachine(discovery, plugins);
+}
+
+}  // namespace modelkit::app

@@ -1,0 +1,12 @@
+# Warning and sanitizer flags for every modelkit target, applied through the modelkit_options interface target.
+add_library(modelkit_options INTERFACE)
+target_compile_options(modelkit_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                                                  -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
+if(MODELKIT_WARNINGS_AS_ERRORS)
+  target_compile_options(modelkit_options INTERFACE -Werror)
+endif()
+if(MODELKIT_SANITIZE)
+  target_compile_options(modelkit_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                    -fno-sanitize-recover=undefined)
+  target_link_options(modelkit_options INTERFACE -fsanitize=address,undefined)
+endif()

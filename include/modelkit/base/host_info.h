@@ -1,0 +1,18 @@
+// Facts about the host that reports record: CPU model, core count, memory, OS.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace modelkit {
+
+// "model name" from /proc/cpuinfo, or "" when unknown.
+std::string CpuModelName();
+// Logical cores visible to this process.
+int LogicalCores();
+// MemTotal from /proc/meminfo in MiB, or 0 when unknown.
+uint64_t MemoryTotalMb();
+// PRETTY_NAME from /etc/os-release plus the kernel release, e.g. "Debian GNU/Linux 12 (bookworm), Linux 6.1.0".
+std::string OsDescription();
+
+}  // namespace modelkit

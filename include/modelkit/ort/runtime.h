@@ -1,0 +1,29 @@
+// The process-wide ONNX Runtime: API initialisation, the shared environment, and version information.
+// Every use of the ORT C++ API goes through here first, because the C++ wrapper is compiled with
+// ORT_API_MANUAL_INIT (the headers may be newer than the runtime; see cmake/OnnxRuntime.cmake).
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <string>
+
+namespace modelkit::ort {
+
+// The ORT API version this build requests from the runtime: the headers' version, capped at the runtime
+// we ship against (an older runtime's API table is a prefix of a newer header's).
+inline constexpr uint32_t kRequestedApiVersion = ORT_API_VERSION < 30 ? ORT_API_VERSION : 30;
+
+// Initialises the C++ wrapper's API table once. Throws modelkit::Error (runtime failure) when the loaded
+// libonnxruntime cannot serve kRequestedApiVersion. Safe to call from any thread, any number of times.
+void EnsureApi();
+
+// The one Ort::Env of the process (logging level warning, id "modelkit"), created on first use.
+Ort::Env& SharedEnv();
+
+// Version string of the loaded runtime library, e.g. "1.30.0".
+std::string RuntimeVersion();
+
+// Converts an Ort::Exception into a modelkit::Error with `context` ("while loading model.onnx") prefixed.
+[[noreturn]] void RethrowOrtError(const Ort::Exception& error, const std::string& context);
+
+}  // namespace modelkit::ort

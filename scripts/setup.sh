@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One-time set-up of a fresh Debian 12 machine for building and testing modelkit: installs the Debian packages the
+# build and the tests need (only what is missing) and fetches ONNX Runtime into the build tree.
+# Safe to run again: with everything present it changes nothing and needs no network.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark) and what the
+# test fixtures are made with (Debian's python3 with onnx and numpy).
+packages=(
+  build-essential cmake ninja-build pkg-config clang-format
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-onnx python3-numpy
+  npm ca-certificates dpkg-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# npm may come from a NodeSource install rather than Debian's package: accept any npm on PATH.
+if command -v npm >/dev/null; then
+  filtered=(); for p in "${missing[@]}"; do [[ "$p" == npm ]] || filtered+=("$p"); done; missing=("${filtered[@]}")
+fi
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  if [[ "$(id -u)" != 0 ]]; then
+    command -v sudo >/dev/null || { echo "error: setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+"${repo_root}/scripts/fetch_onnxruntime.sh"

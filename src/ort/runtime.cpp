@@ -1,0 +1,35 @@
+#include "modelkit/ort/runtime.h"
+
+#include <mutex>
+
+#include "modelkit/base/error.h"
+
+namespace modelkit::ort {
+
+void EnsureApi() {
+  static std::once_flag once;
+  static const OrtApi* api = nullptr;
+  std::call_once(once, [] {
+    api = OrtGetApiBase()->GetApi(kRequestedApiVersion);
+    if (api != nullptr) Ort::InitApi(api);
+  });
+  if (api == nullptr) {
+    throw RuntimeError("the ONNX Runtime library (version " + std::string(OrtGetApiBase()->GetVersionString()) +
+                       ") does not provide API version " + std::to_string(kRequestedApiVersion) +
+                       "; rebuild after running scripts/fetch_onnxruntime.sh");
+  }
+}
+
+Ort::Env& SharedEnv() {
+  EnsureApi();
+  static Ort::Env env(ORT_LOGGING_LEVEL_ERROR, "modelkit");
+  return env;
+}
+
+std::string RuntimeVersion() { return OrtGetApiBase()->GetVersionString(); }
+
+void RethrowOrtError(const Ort::Exception& error, const std::string& context) {
+  throw RuntimeError(context + ": " + error.what());
+}
+
+}  // namespace modelkit::ort

@@ -2,10 +2,12 @@
 // main() registers the subcommands, parses, runs the chosen one, and is the one place errors are printed.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
 #include "version.h"
 
@@ -26,6 +28,15 @@ int main(int argc, char** argv) {
   modelkit::app::CommandRunner run;
   modelkit::app::RegisterSysCommand(app, run);
 
+  // CLI11 would report an unknown first word only as "a subcommand is required"; name it instead.
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    return PrintError("unknown command '" + std::string(argv[1]) +
+                          "'; expected one of: " + modelkit::Join(names, ", ") + ". Run 'modelkit --help'.",
+                      modelkit::ExitCode::kUsage);
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -37,7 +48,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     if (message.empty()) message = "invalid command line";
-    return PrintError(message + ". Run 'modelkit --help'.", modelkit::ExitCode::kUsage);
+    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    const std::string help = chosen.empty() ? "modelkit --help" : "modelkit " + chosen.front()->get_name() + " --help";
+    return PrintError(message + ". Run '" + help + "'.", modelkit::ExitCode::kUsage);
   } catch (const modelkit::Error& e) {
     return PrintError(e.what(), e.code());
   }

@@ -1,0 +1,135 @@
+// `modelkit sys` as a user runs it: exit codes, stderr error lines, text and JSON on stdout.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace modelkit {
+namespace {
+
+using nlohmann::json;
+using test::ProcessResult;
+
+ProcessResult Modelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env = {}) {
+  args.insert(args.begin(), MODELKIT_BINARY);
+  std::map<std::string, std::string> clean_env = {{"MODELKIT_EP_LIBRARIES", ""}, {"MODELKIT_EP_CATALOG", ""}};
+  for (const auto& [key, value] : env) clean_env[key] = value;
+  return test::RunProcess(args, clean_env);
+}
+
+// Exit code 2 and exactly one stderr line, starting "error:", containing `fragment`; nothing on stdout.
+void ExpectUsageError(const ProcessResult& result, const std::string& fragment) {
+  EXPECT_EQ(result.exit_code, 2) << result.stderr_text;
+  EXPECT_EQ(result.stderr_text.rfind("error: ", 0), 0u) << result.stderr_text;
+  EXPECT_EQ(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n'), 1) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find(fragment), std::string::npos) << result.stderr_text;
+  EXPECT_EQ(result.stdout_text, "");
+}
+
+const json* FindEp(const json& report, const std::string& name) {
+  for (const json& ep : report.at("execution_providers")) {
+    if (ep.at("name") == name) return &ep;
+  }
+  return nullptr;
+}
+
+TEST(SysCli, TextListsCpuUsableAndCudaTensorRtUnusable) {
+  const ProcessResult result = Modelkit({"sys"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(result.stderr_text, "") << "discovery probes must not leak native warnings";
+  const std::string& out = result.stdout_text;
+  EXPECT_NE(out.find("ONNX Runtime 1.30.0"), std::string::npos) << out;
+  EXPECT_NE(out.find("Devices"), std::string::npos);
+  EXPECT_NE(out.find("Execution providers"), std::string::npos);
+  EXPECT_NE(out.find("  1     cpu"), std::string::npos) << out;
+  EXPECT_NE(out.find("CPUExecutionProvider       cpu       cpu      yes"), std::string::npos) << out;
+  EXPECT_NE(out.find("CUDAExecutionProvider      cuda      gpu      no      Failed to load library"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("TensorrtExecutionProvider  tensorrt  gpu      no"), std::string::npos) << out;
+}
+
+TEST(SysCli, JsonReportHasTheDocumentedShape) {
+  const ProcessResult result = Modelkit({"sys", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report.at("schema_version"), 1);
+  EXPECT_EQ(report.at("ort_version"), "1.30.0");
+  ASSERT_TRUE(report.at("devices").is_array());
+  const json& first = report.at("devices").at(0);
+  EXPECT_EQ(first.at("rank"), 1);
+  const json* cpu = FindEp(report, "CPUExecutionProvider");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->at("alias"), "cpu");
+  EXPECT_EQ(cpu->at("usable"), true);
+  EXPECT_TRUE(cpu->at("reason").is_null());
+  EXPECT_EQ(cpu->at("devices"), json::array({"cpu"}));
+  for (const char* name : {"CUDAExecutionProvider", "TensorrtExecutionProvider"}) {
+    const json* ep = FindEp(report, name);
+    ASSERT_NE(ep, nullptr) << name;
+    EXPECT_EQ(ep->at("usable"), false);
+    EXPECT_NE(ep->at("reason").get<std::string>().find("libonnxruntime_providers_shared.so"), std::string::npos);
+    EXPECT_EQ(ep->at("source"), "available_providers");
+  }
+  // WebGPU's usability and the presence of a ranked GPU device agree.
+  const json* webgpu = FindEp(report, "WebGpuExecutionProvider");
+  ASSERT_NE(webgpu, nullptr);
+  bool ranked_gpu = false;
+  for (const json& device : report.at("devices"))
+    ranked_gpu |= device.at("type") == "gpu" && !device.at("rank").is_null();
+  EXPECT_EQ(webgpu->at("usable").get<bool>(), ranked_gpu);
+  if (!ranked_gpu) {
+    EXPECT_EQ(first.at("type"), "cpu");
+  }
+}
+
+TEST(SysCli, ListFlagsSelectSections) {
+  const ProcessResult devices = Modelkit({"sys", "--list-device"});
+  ASSERT_EQ(devices.exit_code, 0);
+  EXPECT_NE(devices.stdout_text.find("Devices"), std::string::npos);
+  EXPECT_EQ(devices.stdout_text.find("Execution providers"), std::string::npos);
+
+  const ProcessResult eps = Modelkit({"sys", "--list-ep", "-f", "JSON"});
+  ASSERT_EQ(eps.exit_code, 0) << eps.stderr_text;
+  const json report = json::parse(eps.stdout_text);
+  EXPECT_TRUE(report.contains("execution_providers"));
+  EXPECT_FALSE(report.contains("devices"));
+}
+
+TEST(SysCli, BadFlagsAreOneErrorLineWithExitTwo) {
+  ExpectUsageError(Modelkit({"sys", "--bogus"}), "--bogus");
+  ExpectUsageError(Modelkit({"sys", "--format", "xml"}), "xml");
+  ExpectUsageError(Modelkit({"frobnicate"}), "frobnicate");
+  ExpectUsageError(Modelkit({}), "subcommand");
+  ExpectUsageError(Modelkit({"sys", "--ep-library", "NoEqualsSign"}), "expected NAME=PATH");
+  ExpectUsageError(Modelkit({"sys", "--ep-library", "X=/no/such/libx.so"}), "/no/such/libx.so");
+  ExpectUsageError(Modelkit({"sys", "--ep-catalog", "/no/such/catalog.json"}), "/no/such/catalog.json");
+  ExpectUsageError(Modelkit({"sys"}, {{"MODELKIT_EP_LIBRARIES", "broken"}}), "MODELKIT_EP_LIBRARIES");
+}
+
+TEST(SysCli, BrokenPluginLibraryIsListedAsUnusable) {
+  test::TempDir dir;
+  const auto fake = dir.Write("libfake_ep.so", "not an ELF file");
+  const ProcessResult result =
+      Modelkit({"sys", "--list-ep", "--format", "json", "--ep-library", "FakeEp=" + fake.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  const json* fake_ep = FindEp(report, "FakeEp");
+  ASSERT_NE(fake_ep, nullptr) << result.stdout_text;
+  EXPECT_EQ(fake_ep->at("usable"), false);
+  EXPECT_EQ(fake_ep->at("plugin"), true);
+  EXPECT_EQ(fake_ep->at("library"), fake.string());
+}
+
+TEST(SysCli, HelpAndVersionExitZero) {
+  const ProcessResult help = Modelkit({"sys", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.stdout_text.find("--list-device"), std::string::npos);
+  const ProcessResult version = Modelkit({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.stdout_text.find("modelkit 0.1.0"), std::string::npos) << version.stdout_text;
+}
+
+}  // namespace
+}  // namespace modelkit

@@ -22,6 +22,8 @@ readonly HEADER_MAX="${ORT_NPM_VERSION}"
 readonly HEADER_SUITES="experimental sid"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/private_apt.sh
+source "${repo_root}/scripts/lib/private_apt.sh"
 deps_dir="${MODELKIT_DEPS_DIR:-${repo_root}/build/_deps}"
 downloads="${deps_dir}/downloads"
 ort_dir="${deps_dir}/onnxruntime"
@@ -64,17 +66,9 @@ fi
 deb="$(ls "${downloads}"/libonnxruntime-dev_*.deb 2>/dev/null | sort -V | tail -n 1 || true)"
 if [[ -z "${deb}" ]] || ! dpkg-deb --info "${deb}" >/dev/null 2>&1; then
   [[ -n "${deb}" ]] && rm -f "${deb}"
-  archive_uri="$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | grep -v security | head -n 1)"
-  [[ -n "${archive_uri}" ]] || archive_uri="$(awk '$1=="deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)"
-  [[ -n "${archive_uri}" ]] || die "cannot find the Debian archive URI in the system's apt configuration"
-  apt_state="${work}/apt"
-  mkdir -p "${apt_state}/lists/partial" "${apt_state}/cache/archives/partial"
-  for suite in ${HEADER_SUITES}; do echo "deb ${archive_uri} ${suite} main"; done >"${apt_state}/sources.list"
-  apt_opts=(-o "Dir::Etc::SourceList=${apt_state}/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-    -o "Dir::State::Lists=${apt_state}/lists" -o "Dir::Cache=${apt_state}/cache" -o Dir::State::status=/dev/null
-    -o Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false -o APT::Sandbox::User=root -q)
-  log "looking up libonnxruntime-dev in ${HEADER_SUITES} (${archive_uri})"
-  apt-get "${apt_opts[@]}" update >"${work}/apt-update.log" 2>&1 || die "private apt-get update failed: $(tail -n 1 "${work}/apt-update.log")"
+  log "looking up libonnxruntime-dev in ${HEADER_SUITES}"
+  # shellcheck disable=SC2086
+  private_apt_init "${work}/apt" ${HEADER_SUITES} 2>"${work}/apt.err" || die "$(cat "${work}/apt.err")"
   chosen=""
   newer=""
   while read -r version; do
@@ -84,7 +78,7 @@ if [[ -z "${deb}" ]] || ! dpkg-deb --info "${deb}" >/dev/null 2>&1; then
     elif dpkg --compare-versions "${upstream}" gt "${HEADER_MAX}"; then
       if [[ -z "${newer}" ]] || dpkg --compare-versions "${version}" lt "${newer}"; then newer="${version}"; fi
     fi
-  done < <(apt-cache "${apt_opts[@]}" madison libonnxruntime-dev | awk -F'|' '{gsub(/ /,"",$2); print $2}')
+  done < <(private_apt_versions libonnxruntime-dev)
   if [[ -z "${chosen}" ]]; then
     # Newer headers still work against the older runtime through manual API initialisation (see cmake/OnnxRuntime.cmake).
     [[ -n "${newer}" ]] || die "no libonnxruntime-dev version >= ${HEADER_MIN} is available in ${HEADER_SUITES}"
@@ -92,8 +86,7 @@ if [[ -z "${deb}" ]] || ! dpkg-deb --info "${deb}" >/dev/null 2>&1; then
     chosen="${newer}"
   fi
   log "downloading libonnxruntime-dev ${chosen}"
-  (cd "${work}" && apt-get "${apt_opts[@]}" download "libonnxruntime-dev=${chosen}" >"${work}/apt-download.log" 2>&1) ||
-    die "apt-get download libonnxruntime-dev=${chosen} failed: $(tail -n 1 "${work}/apt-download.log")"
+  private_apt_download "${work}" "libonnxruntime-dev=${chosen}" 2>"${work}/apt.err" || die "$(cat "${work}/apt.err")"
   fetched="$(ls "${work}"/libonnxruntime-dev_*.deb)"
   dpkg-deb --info "${fetched}" >/dev/null || die "downloaded ${fetched##*/} is not a valid .deb"
   deb="${downloads}/${fetched##*/}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up of a fresh Debian 12 machine for building and testing modelkit: installs the Debian packages the
-# build and the tests need (only what is missing) and fetches ONNX Runtime into the build tree.
+# build and the tests need (only what is missing) and fetches ONNX Runtime and a software Vulkan driver (for the
+# WebGPU EP) into the build tree.
 # Safe to run again: with everything present it changes nothing and needs no network.
 set -euo pipefail
 
@@ -14,6 +15,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy
   npm ca-certificates dpkg-dev
+  # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
+  libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0
+  libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 libexpat1 libelf1 zlib1g
 )
 
 missing=()
@@ -37,3 +41,4 @@ if ((${#missing[@]})); then
 fi
 
 "${repo_root}/scripts/fetch_onnxruntime.sh"
+"${repo_root}/scripts/fetch_lavapipe.sh"

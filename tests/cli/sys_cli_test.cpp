@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/lavapipe.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -82,6 +83,37 @@ TEST(SysCli, JsonReportHasTheDocumentedShape) {
   if (!ranked_gpu) {
     EXPECT_EQ(first.at("type"), "cpu");
   }
+}
+
+bool EpUsable(const json& report, const std::string& name) {
+  const json* ep = FindEp(report, name);
+  return ep != nullptr && ep->at("usable").get<bool>();
+}
+
+// With the software Vulkan driver, WebGPU is a usable GPU-class EP and the GPU outranks the CPU.
+TEST(SysCli, WebGpuIsUsableWithAVulkanAdapter) {
+  const ProcessResult result = Modelkit({"sys", "--format", "json"}, test::LavapipeEnvironment());
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_TRUE(EpUsable(report, "WebGpuExecutionProvider")) << result.stdout_text;
+  const json& first = report.at("devices").at(0);
+  EXPECT_EQ(first.at("type"), "gpu");
+  EXPECT_EQ(first.at("rank"), 1);
+  EXPECT_EQ(first.at("execution_providers"), json::array({"WebGpuExecutionProvider"}));
+}
+
+// Without one, WebGPU is listed with the reason and no GPU device is ranked.
+TEST(SysCli, WebGpuIsUnusableWithoutAVulkanAdapter) {
+  const ProcessResult result =
+      Modelkit({"sys", "--format", "json"}, {{"VK_ICD_FILENAMES", "/nonexistent/icd.json"}, {"LD_LIBRARY_PATH", ""}});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(result.stderr_text, "");
+  const json report = json::parse(result.stdout_text);
+  const json* webgpu = FindEp(report, "WebGpuExecutionProvider");
+  ASSERT_NE(webgpu, nullptr);
+  EXPECT_FALSE(webgpu->at("usable").get<bool>());
+  EXPECT_NE(webgpu->at("reason").get<std::string>().find("adapter"), std::string::npos) << webgpu->dump();
+  EXPECT_EQ(report.at("devices").at(0).at("type"), "cpu");
 }
 
 TEST(SysCli, ListFlagsSelectSections) {

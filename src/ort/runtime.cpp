@@ -22,7 +22,8 @@ void EnsureApi() {
 
 Ort::Env& SharedEnv() {
   EnsureApi();
-  static Ort::Env env(ORT_LOGGING_LEVEL_ERROR, "modelkit");
+  // Fatal only: failures reach the user once, as modelkit errors carrying ORT's message, not as extra log lines.
+  static Ort::Env env(ORT_LOGGING_LEVEL_FATAL, "modelkit");
   return env;
 }
 

@@ -1,0 +1,140 @@
+// `modelkit perf`: benchmark an ONNX model (the genai runtime comes with the generation runtime).
+#include <iostream>
+
+#include "commands.h"
+#include "ep_flags.h"
+#include "modelkit/base/atomic_file.h"
+#include "modelkit/base/error.h"
+#include "modelkit/base/strings.h"
+#include "modelkit/ort/runtime.h"
+#include "modelkit/perf/onnx_report.h"
+#include "progress_bar.h"
+#include "version.h"
+
+namespace modelkit::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PerfCommandOptions {
+  perf::OnnxPerfOptions onnx;
+  std::string model;
+  std::string runtime = "auto";
+  std::vector<std::string> ep_options;
+  std::string output;
+  bool overwrite = false;
+  std::string format = "text";
+  double duration = 0;
+  int quiet = 0;
+  EpLibraryFlags ep_flags;
+};
+
+// KEY=VALUE pairs; whitespace around both is stripped and the last value of a key wins.
+std::map<std::string, std::string> ParseEpOptions(const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> options;
+  for (const std::string& pair : pairs) {
+    const size_t equals = pair.find('=');
+    const std::string key = Trim(pair.substr(0, equals == std::string::npos ? 0 : equals));
+    if (equals == std::string::npos || key.empty()) {
+      throw UsageError("invalid --ep-options '" + pair + "'; expected KEY=VALUE, e.g. --ep-options device_type=NPU");
+    }
+    options[key] = Trim(pair.substr(equals + 1));
+  }
+  return options;
+}
+
+// "onnx" or "genai" from --runtime and -m (auto: genai iff -m is a directory with genai_config.json).
+std::string ResolveRuntime(const std::string& runtime, const fs::path& model) {
+  const std::string value = ToLower(runtime);
+  if (value == "onnx" || value == "winml" || value == "winml-ort") return "onnx";
+  if (value == "genai" || value == "winml-genai" || value == "ort-genai") return "genai";
+  std::error_code ec;
+  return fs::is_directory(model, ec) && fs::exists(model / "genai_config.json", ec) ? "genai" : "onnx";
+}
+
+int RunPerf(PerfCommandOptions& options, CLI::App& command) {
+  options.onnx.model = options.model;
+  options.onnx.ep_options = ParseEpOptions(options.ep_options);
+  options.onnx.batch_size_given = command.count("--batch-size") > 0;
+  if (command.count("--duration") > 0) options.onnx.duration_s = options.duration;
+  if (ResolveRuntime(options.runtime, options.model) == "genai") {
+    throw UsageError(
+        "the genai runtime is not available in this build yet; benchmark an .onnx model with "
+        "--runtime onnx");
+  }
+  if (EqualsIgnoreCase(options.onnx.device, "config")) {
+    throw UsageError("--device config is only valid with --runtime genai (it means: respect the bundle's config)");
+  }
+  const std::string timestamp = perf::UtcTimestamp();
+  const fs::path output =
+      options.output.empty() ? perf::DefaultReportPath(options.model, timestamp) : fs::path(options.output);
+  std::error_code ec;
+  if (!options.overwrite && fs::exists(output, ec)) {
+    throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");
+  }
+
+  const device::Machine machine = options.ep_flags.LoadRealMachine();
+  perf::OnnxPerfResult result;
+  {
+    ProgressBar bar("benchmarking");
+    result = perf::RunOnnxBenchmark(options.onnx, machine, [&bar, &options](int done, int total) {
+      if (options.quiet == 0) bar.Update(done, total);
+    });
+  }
+  if (options.quiet == 0) {
+    for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
+  }
+  perf::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
+  const nlohmann::ordered_json report = perf::OnnxReportJson(options.onnx, result, context);
+  WriteFileAtomically(output, report.dump(2) + "\n", options.overwrite);
+  if (options.format == "json") {
+    std::cout << report.dump(2) << "\n";
+    if (options.quiet == 0) std::cerr << "Results saved to: " << output.string() << "\n";
+  } else {
+    std::cout << perf::OnnxReportText(report) << "Results saved to: " << output.string() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
+  auto options = std::make_shared<PerfCommandOptions>();
+  CLI::App* command = app.add_subcommand("perf", "Benchmark an ONNX model on this machine's devices and EPs");
+  perf::OnnxPerfOptions& onnx = options->onnx;
+  command->add_option("-m,--model", options->model, "ONNX model file (.onnx)")->required();
+  command->add_option("--runtime", options->runtime, "auto, onnx or genai (winml/winml-ort/winml-genai/ort-genai)")
+      ->transform(
+          CLI::IsMember({"auto", "onnx", "genai", "winml", "winml-ort", "winml-genai", "ort-genai"}, CLI::ignore_case))
+      ->capture_default_str();
+  command->add_option("-d,--device", onnx.device, "auto, npu, gpu or cpu")->capture_default_str();
+  command->add_option("--ep", onnx.ep, "Execution provider (alias or full name); see 'modelkit sys --list-ep'");
+  command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
+  command->add_option("--iterations", onnx.iterations, "Timed iterations")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  command->add_option("--warmup", onnx.warmup, "Untimed warm-up iterations")
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
+  command->add_option("--duration", options->duration, "Run timed iterations for SECONDS instead of a count")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--batch-size", onnx.batch_size, "Batch size for dynamic leading dimensions")
+      ->check(CLI::Range(static_cast<int64_t>(1), static_cast<int64_t>(1) << 30))
+      ->capture_default_str();
+  command->add_option("--shape-config", onnx.shape_config, "JSON {input: [shape], dim_param: size}");
+  command->add_option("--input-data", onnx.input_data, "Real inputs as .npz keyed by input name");
+  command->add_option("-o,--output", options->output,
+                      "Report path (default ~/.cache/modelkit/perf/<model>/<time>.json)");
+  command->add_flag("--overwrite", options->overwrite, "Replace an existing report");
+  command->add_option("-f,--format", options->format, "Console output: text or json")
+      ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
+      ->capture_default_str();
+  command->add_flag("--memory,!--no-memory", onnx.memory, "Record RSS checkpoints (default on)");
+  command->add_option("--intra-op-threads", onnx.intra_op_threads, "Intra-op threads (0: ORT default)")
+      ->check(CLI::Range(0, 4096));
+  command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");
+  options->ep_flags.Bind(*command);
+  command->callback([options, command, &run] { run = [options, command] { return RunPerf(*options, *command); }; });
+}
+
+}  // namespace modelkit::app

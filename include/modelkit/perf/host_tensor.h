@@ -1,0 +1,32 @@
+// Input tensors held in host memory: synthetic ones made from a TensorSpec, or real ones read from an .npz file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "modelkit/perf/tensor_spec.h"
+
+namespace modelkit::perf {
+
+struct HostTensor {
+  std::string name;
+  ElementType type = ElementType::kFloat;
+  std::vector<int64_t> shape;
+  std::vector<std::byte> data;       // little-endian element bytes (not used for strings)
+  std::vector<std::string> strings;  // string tensors only
+
+  size_t ElementCount() const;
+};
+
+// A tensor of `shape` for `spec`, filled with deterministic pseudo-random values from `seed`: floating types
+// uniform in [0, 1), integer types uniform in {0, 1} (valid as ids, indices and masks), bool random, strings
+// "modelkit".
+HostTensor MakeSyntheticTensor(const TensorSpec& spec, const std::vector<int64_t>& shape, uint64_t seed);
+
+// IEEE binary16 and bfloat16 bit patterns of a float (round to nearest even).
+uint16_t FloatToHalfBits(float value);
+uint16_t FloatToBFloat16Bits(float value);
+
+}  // namespace modelkit::perf

@@ -1,0 +1,32 @@
+// Real benchmark inputs from a NumPy .npz archive (numpy.savez / savez_compressed): one array per model input,
+// keyed by the input's exact name.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "modelkit/perf/host_tensor.h"
+#include "modelkit/perf/tensor_spec.h"
+
+namespace modelkit::perf {
+
+// Reads every array of an .npz file (C order; little-endian numeric, bool). Throws UsageError naming the file
+// (and array) when it is missing, not a zip archive, or holds an unsupported or malformed array. A `.npy` path
+// is rejected with advice.
+std::vector<HostTensor> ReadNpz(const std::filesystem::path& path);
+
+// The arrays for `inputs`, in input order. Keys must equal the input names exactly (missing and unexpected keys
+// are listed in the error); an array whose dtype differs is cast to the input's type (a warning is added); a
+// shape that contradicts a fixed dimension, or a different rank, is a UsageError.
+std::vector<HostTensor> LoadNpzInputs(const std::filesystem::path& path, const std::vector<TensorSpec>& inputs,
+                                      std::vector<std::string>& warnings);
+
+// Converts a tensor's elements to another numeric type (through double).
+HostTensor CastTensor(const HostTensor& tensor, ElementType to);
+
+// The float value of IEEE binary16 / bfloat16 bits.
+float HalfBitsToFloat(uint16_t bits);
+float BFloat16BitsToFloat(uint16_t bits);
+
+}  // namespace modelkit::perf

@@ -1,0 +1,38 @@
+// The ONNX benchmark report: upstream winml-cli's schema version 2 (U§3.6) plus modelkit's `tool` and `host`
+// blocks. The console text is rendered from the same JSON, so both always show the same numbers.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "modelkit/perf/onnx_benchmark.h"
+
+namespace modelkit::perf {
+
+inline constexpr int kPerfReportSchemaVersion = 2;
+
+// Facts about the run that the benchmark itself does not know.
+struct ReportContext {
+  std::string model_id;  // the -m string as given
+  std::string tool_version;
+  std::string git_commit;
+  std::string timestamp_utc;  // ISO-8601, e.g. "2026-12-03T08:15:00Z"
+  std::string ort_version;
+};
+
+// Latency numbers have 3 decimals, throughput and memory 2. Unmeasured values are null, never -1.
+nlohmann::ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult& result,
+                                      const ReportContext& context);
+
+// Human-readable report (Latency table, Throughput, Memory) from a report made by OnnxReportJson.
+std::string OnnxReportText(const nlohmann::ordered_json& report);
+
+// ~/.cache/modelkit/perf/<model-slug>/<YYYYMMDD-HHMMSS>.json ($XDG_CACHE_HOME wins over ~/.cache).
+std::filesystem::path DefaultReportPath(const std::filesystem::path& model, const std::string& timestamp_utc);
+
+// Current UTC time as ISO-8601 with seconds ("2026-12-03T08:15:00Z").
+std::string UtcTimestamp();
+
+}  // namespace modelkit::perf

@@ -1,0 +1,54 @@
+#include "modelkit/base/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "modelkit/base/error.h"
+
+namespace modelkit {
+
+void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite) {
+  std::error_code ec;
+  if (!overwrite && std::filesystem::exists(path, ec)) {
+    throw UsageError("output file '" + path.string() + "' already exists; pass --overwrite to replace it");
+  }
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) throw RuntimeError("cannot create directory '" + path.parent_path().string() + "': " + ec.message());
+  }
+  std::string temp = path.string() + ".tmp-XXXXXX";
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) throw RuntimeError("cannot write '" + path.string() + "': " + std::strerror(errno));
+  auto fail = [&](const std::string& what) {
+    const std::string reason = std::strerror(errno);
+    close(fd);
+    unlink(temp.c_str());
+    throw RuntimeError("cannot write '" + path.string() + "': " + what + ": " + reason);
+  };
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) fail("sync");
+  if (close(fd) != 0) {
+    unlink(temp.c_str());
+    throw RuntimeError("cannot write '" + path.string() + "': " + std::strerror(errno));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    unlink(temp.c_str());
+    throw RuntimeError("cannot write '" + path.string() + "': " + reason);
+  }
+}
+
+}  // namespace modelkit

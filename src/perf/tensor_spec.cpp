@@ -1,0 +1,128 @@
+#include "modelkit/perf/tensor_spec.h"
+
+#include "modelkit/base/error.h"
+
+namespace modelkit::perf {
+
+std::string_view ElementTypeName(ElementType type) {
+  switch (type) {
+    case ElementType::kFloat:
+      return "float32";
+    case ElementType::kUint8:
+      return "uint8";
+    case ElementType::kInt8:
+      return "int8";
+    case ElementType::kUint16:
+      return "uint16";
+    case ElementType::kInt16:
+      return "int16";
+    case ElementType::kInt32:
+      return "int32";
+    case ElementType::kInt64:
+      return "int64";
+    case ElementType::kString:
+      return "string";
+    case ElementType::kBool:
+      return "bool";
+    case ElementType::kFloat16:
+      return "float16";
+    case ElementType::kDouble:
+      return "float64";
+    case ElementType::kUint32:
+      return "uint32";
+    case ElementType::kUint64:
+      return "uint64";
+    case ElementType::kBFloat16:
+      return "bfloat16";
+    case ElementType::kUndefined:
+      break;
+  }
+  return "unknown";
+}
+
+size_t ElementSize(ElementType type) {
+  switch (type) {
+    case ElementType::kBool:
+    case ElementType::kUint8:
+    case ElementType::kInt8:
+      return 1;
+    case ElementType::kUint16:
+    case ElementType::kInt16:
+    case ElementType::kFloat16:
+    case ElementType::kBFloat16:
+      return 2;
+    case ElementType::kFloat:
+    case ElementType::kInt32:
+    case ElementType::kUint32:
+      return 4;
+    case ElementType::kInt64:
+    case ElementType::kUint64:
+    case ElementType::kDouble:
+      return 8;
+    case ElementType::kString:
+    case ElementType::kUndefined:
+      break;
+  }
+  return 0;
+}
+
+ShapeConfig ParseShapeConfig(const nlohmann::json& json, std::string_view origin) {
+  const std::string where(origin);
+  if (!json.is_object()) throw UsageError(where + ": expected a JSON object mapping input names or dim names to sizes");
+  ShapeConfig config;
+  for (const auto& [key, value] : json.items()) {
+    if (value.is_array()) {
+      std::vector<int64_t> shape;
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (!value[i].is_number_integer() || value[i].get<int64_t>() <= 0) {
+          throw UsageError(where + ": $." + key + "[" + std::to_string(i) + "]: expected a positive integer");
+        }
+        shape.push_back(value[i].get<int64_t>());
+      }
+      config.input_shapes[key] = std::move(shape);
+    } else if (value.is_number_integer() && !value.is_boolean() && value.get<int64_t>() > 0) {
+      config.dim_values[key] = value.get<int64_t>();
+    } else {
+      throw UsageError(where + ": $." + key + ": expected a positive integer (a dimension) or a list (a full shape)");
+    }
+  }
+  return config;
+}
+
+std::vector<int64_t> ResolveShape(const TensorSpec& spec, const ShapeConfig& config, int64_t batch_size) {
+  if (auto it = config.input_shapes.find(spec.name); it != config.input_shapes.end()) return it->second;
+  if (!spec.shape_known) return {batch_size};
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < spec.dims.size(); ++i) {
+    const Dim& dim = spec.dims[i];
+    if (dim.value && *dim.value >= 0) {
+      shape.push_back(*dim.value);
+      continue;
+    }
+    if (auto it = config.dim_values.find(dim.param); !dim.param.empty() && it != config.dim_values.end()) {
+      shape.push_back(it->second);
+    } else if (i == 0) {
+      shape.push_back(batch_size);
+    } else if (i == 1) {
+      shape.push_back(128);
+    } else if (i == 2 || i == 3) {
+      shape.push_back(224);
+    } else {
+      shape.push_back(128);
+    }
+  }
+  return shape;
+}
+
+std::string DescribeShape(const TensorSpec& spec) {
+  if (!spec.shape_known) return "?";
+  std::string out = "[";
+  for (size_t i = 0; i < spec.dims.size(); ++i) {
+    if (i > 0) out += ", ";
+    const Dim& dim = spec.dims[i];
+    out += (dim.value && *dim.value >= 0) ? std::to_string(*dim.value) : (dim.param.empty() ? "?" : dim.param);
+  }
+  return out + "]";
+}
+
+}  // namespace modelkit::perf

@@ -11,7 +11,6 @@
 set -euo pipefail
 
 readonly ORT_NPM_VERSION="1.30.0"
-readonly ORT_NPM_TARBALL="onnxruntime-node-${ORT_NPM_VERSION}.tgz"
 readonly ORT_NPM_SHA256="6e3390d6b783e7be946fad629292799da28d0b42f84856e50d2c1b0383291e75"
 readonly ORT_NPM_SIZE=113507888
 readonly ORT_LIB_IN_TARBALL="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
@@ -24,6 +23,8 @@ readonly HEADER_SUITES="experimental sid"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/private_apt.sh
 source "${repo_root}/scripts/lib/private_apt.sh"
+# shellcheck source=lib/npm_fetch.sh
+source "${repo_root}/scripts/lib/npm_fetch.sh"
 deps_dir="${MODELKIT_DEPS_DIR:-${repo_root}/build/_deps}"
 downloads="${deps_dir}/downloads"
 ort_dir="${deps_dir}/onnxruntime"
@@ -45,22 +46,9 @@ mkdir -p "${downloads}"
 work="$(mktemp -d "${deps_dir}/.fetch.XXXXXX")"
 trap 'rm -rf "${work}"' EXIT
 
-tarball_ok() {  # $1 = file; true when it has the pinned size and SHA-256
-  [[ -f "$1" ]] && [[ "$(stat -c %s "$1")" == "${ORT_NPM_SIZE}" ]] &&
-    [[ "$(sha256sum "$1" | cut -d' ' -f1)" == "${ORT_NPM_SHA256}" ]]
-}
-
 # 1. The npm tarball (cached in downloads/, trusted only after verification).
-tarball="${downloads}/${ORT_NPM_TARBALL}"
-if ! tarball_ok "${tarball}"; then
-  rm -f "${tarball}"
-  command -v npm >/dev/null || die "npm is needed to download onnxruntime-node (install Node.js/npm)"
-  log "downloading onnxruntime-node@${ORT_NPM_VERSION} from the npm registry"
-  (cd "${work}" && npm pack "onnxruntime-node@${ORT_NPM_VERSION}" --cache "${work}/npm-cache" --silent >/dev/null) ||
-    die "npm pack onnxruntime-node@${ORT_NPM_VERSION} failed"
-  tarball_ok "${work}/${ORT_NPM_TARBALL}" || die "downloaded ${ORT_NPM_TARBALL} does not match the pinned size/SHA-256"
-  mv -f "${work}/${ORT_NPM_TARBALL}" "${tarball}"
-fi
+tarball="$(npm_fetch_tarball "onnxruntime-node@${ORT_NPM_VERSION}" "${ORT_NPM_SHA256}" "${ORT_NPM_SIZE}" "${downloads}" \
+  "${work}" 2>"${work}/npm.err")" || die "$(tail -n 1 "${work}/npm.err")"
 
 # 2. The headers .deb through a private apt state (cached in downloads/).
 deb="$(ls "${downloads}"/libonnxruntime-dev_*.deb 2>/dev/null | sort -V | tail -n 1 || true)"

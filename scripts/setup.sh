@@ -13,7 +13,8 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-onnx python3-numpy
+  libzip-dev zipcmp zipmerge ziptool
+  python3 python3-onnx python3-numpy python3-pil fonts-dejavu-core libonnx-testdata
   npm ca-certificates dpkg-dev
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
   libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0
@@ -42,3 +43,4 @@ fi
 
 "${repo_root}/scripts/fetch_onnxruntime.sh"
 "${repo_root}/scripts/fetch_lavapipe.sh"
+"${repo_root}/scripts/fetch_test_models.sh"

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli.h"
 #include "support/lavapipe.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -14,19 +15,11 @@ using nlohmann::json;
 using test::ProcessResult;
 
 ProcessResult Modelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env = {}) {
-  args.insert(args.begin(), MODELKIT_BINARY);
-  std::map<std::string, std::string> clean_env = {{"MODELKIT_EP_LIBRARIES", ""}, {"MODELKIT_EP_CATALOG", ""}};
-  for (const auto& [key, value] : env) clean_env[key] = value;
-  return test::RunProcess(args, clean_env);
+  return test::RunModelkit(std::move(args), env);
 }
 
-// Exit code 2 and exactly one stderr line, starting "error:", containing `fragment`; nothing on stdout.
 void ExpectUsageError(const ProcessResult& result, const std::string& fragment) {
-  EXPECT_EQ(result.exit_code, 2) << result.stderr_text;
-  EXPECT_EQ(result.stderr_text.rfind("error: ", 0), 0u) << result.stderr_text;
-  EXPECT_EQ(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n'), 1) << result.stderr_text;
-  EXPECT_NE(result.stderr_text.find(fragment), std::string::npos) << result.stderr_text;
-  EXPECT_EQ(result.stdout_text, "");
+  test::ExpectErrorLine(result, 2, fragment);
 }
 
 const json* FindEp(const json& report, const std::string& name) {

@@ -1,0 +1,191 @@
+// `modelkit perf` on real models, as a user runs it: the JSON report's contract and the console report.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli.h"
+#include "support/lavapipe.h"
+#include "support/model_case.h"
+#include "support/temp_dir.h"
+
+namespace modelkit {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::ProcessResult;
+
+const fs::path kOcrDir = MODELKIT_OCR_MODELS_DIR;
+
+json ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+// Every field of the ONNX report, with its type, and the order statistics must obey.
+void ExpectReportContract(const json& report, int iterations, int warmup) {
+  EXPECT_EQ(report.at("schema_version"), 2);
+  EXPECT_EQ(report.at("tool").at("name"), "modelkit");
+  EXPECT_TRUE(report.at("tool").at("version").is_string());
+  EXPECT_TRUE(report.at("tool").at("git_commit").is_string());
+  const json& host = report.at("host");
+  EXPECT_TRUE(host.at("cpu_model").is_string());
+  EXPECT_GE(host.at("logical_cores").get<int>(), 1);
+  EXPECT_GT(host.at("memory_total_mb").get<int64_t>(), 0);
+  EXPECT_TRUE(host.at("os").is_string());
+  EXPECT_EQ(host.at("ort_version"), "1.30.0");
+  const json& info = report.at("benchmark_info");
+  EXPECT_EQ(info.at("runtime"), "onnx");
+  for (const char* key :
+       {"model_id", "running_model_path", "device", "resolved_device", "ep", "ep_alias", "timestamp"}) {
+    EXPECT_TRUE(info.at(key).is_string()) << key;
+  }
+  EXPECT_TRUE(info.at("ep_options").is_object());
+  EXPECT_EQ(info.at("iterations"), iterations);
+  EXPECT_EQ(info.at("warmup"), warmup);
+  EXPECT_TRUE(info.at("batch_size").is_number_integer());
+  EXPECT_TRUE(info.at("effective_batch_size").is_number_integer());
+  EXPECT_TRUE(info.at("load_duration_ms").is_number());
+  const json& model = report.at("model_info");
+  for (const char* key : {"input_names", "input_shapes", "input_types", "fed_input_shapes", "output_names",
+                          "output_shapes", "output_types"}) {
+    EXPECT_TRUE(model.at(key).is_array()) << key;
+  }
+  EXPECT_EQ(model.at("input_names").size(), model.at("fed_input_shapes").size());
+  const json& latency = report.at("latency_ms");
+  for (const char* key : {"mean", "min", "max", "p50", "p90", "p95", "p99", "std"}) {
+    EXPECT_TRUE(latency.at(key).is_number()) << key;
+  }
+  EXPECT_LE(latency.at("min").get<double>(), latency.at("p50").get<double>());
+  EXPECT_LE(latency.at("p50").get<double>(), latency.at("p90").get<double>());
+  EXPECT_LE(latency.at("p90").get<double>(), latency.at("p95").get<double>());
+  EXPECT_LE(latency.at("p95").get<double>(), latency.at("p99").get<double>());
+  EXPECT_LE(latency.at("p99").get<double>(), latency.at("max").get<double>());
+  EXPECT_EQ(latency.at("warmup_mean").is_null(), warmup == 0);
+  EXPECT_GT(report.at("throughput").at("samples_per_sec").get<double>(), 0);
+  EXPECT_GT(report.at("throughput").at("batches_per_sec").get<double>(), 0);
+  // Warm-up is excluded: exactly the timed iterations are raw samples, and max is one of them.
+  const json& raw = report.at("raw_samples_ms");
+  ASSERT_EQ(raw.size(), static_cast<size_t>(iterations));
+  double raw_max = 0;
+  for (const json& sample : raw) raw_max = std::max(raw_max, sample.get<double>());
+  EXPECT_DOUBLE_EQ(raw_max, latency.at("max").get<double>());
+  const json& memory = report.at("memory");
+  EXPECT_GT(memory.at("rss_baseline_mb").get<double>(), 0);
+  EXPECT_GE(memory.at("rss_checkpoint_peak_mb").get<double>(), memory.at("rss_after_compile_mb").get<double>());
+  EXPECT_TRUE(report.at("warnings").is_array());
+}
+
+class PerfOcrModels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PerfOcrModels, JsonReportOnStdoutEqualsTheSavedReport) {
+  ASSERT_TRUE(fs::exists(kOcrDir / GetParam())) << "run scripts/fetch_test_models.sh (scripts/setup.sh does)";
+  test::TempDir dir;
+  const fs::path output = dir.path() / "report.json";
+  const ProcessResult result = test::RunModelkit({"perf", "-m", (kOcrDir / GetParam()).string(), "--iterations", "7",
+                                                  "--warmup", "3", "-f", "json", "-o", output.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report, ReadJson(output));
+  ExpectReportContract(report, 7, 3);
+  EXPECT_EQ(report.at("benchmark_info").at("ep"), "CPUExecutionProvider");
+  EXPECT_NE(result.stderr_text.find("Results saved to: " + output.string()), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(PaddleOcr, PerfOcrModels, ::testing::Values("cls.onnx", "det.onnx", "rec.onnx"));
+
+TEST(PerfCli, TextReportAndDefaults) {
+  test::TempDir dir;
+  const fs::path output = dir.path() / "nested" / "report.json";
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "5", "-o", output.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("Latency (ms)"), std::string::npos) << result.stdout_text;
+  EXPECT_NE(result.stdout_text.find("Throughput:"), std::string::npos);
+  EXPECT_NE(result.stdout_text.find("Results saved to: " + output.string()), std::string::npos);
+  EXPECT_EQ(result.stderr_text, "") << "no progress bar when stderr is not a terminal";
+  const json report = ReadJson(output);
+  EXPECT_EQ(report.at("benchmark_info").at("warmup"), 10) << "default warm-up";
+  // The classifier's dynamic H and W take the positional defaults 224.
+  EXPECT_EQ(report.at("model_info").at("fed_input_shapes").at(0), json::array({1, 3, 224, 224}));
+}
+
+TEST(PerfCli, InputDataFeedsTheArraysShape) {
+  test::TempDir dir;
+  const fs::path npz = test::TestModelsDir() / "ocr_rec_input.npz";
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "rec.onnx").string(), "--input-data", npz.string(), "--iterations",
+                         "2", "--warmup", "0", "-f", "json", "-o", (dir.path() / "r.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report.at("benchmark_info").at("input_source"), "npz");
+  const json& shape = report.at("model_info").at("fed_input_shapes").at(0);
+  EXPECT_EQ(shape.at(2), 48);
+  EXPECT_GT(shape.at(3).get<int>(), 200) << "the rendered line's width, not a default";
+  EXPECT_EQ(report.at("benchmark_info").at("priming_runs"), 1) << "without warm-up one untimed run binds outputs";
+}
+
+TEST(PerfCli, ShapeConfigAndBatchSizeShapeSyntheticInputs) {
+  test::TempDir dir;
+  const auto config = dir.Write("shapes.json", R"({"x": [2, 3, 64, 96]})");
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--shape-config", config.string(),
+                         "--iterations", "2", "--warmup", "1", "-f", "json", "-o", (dir.path() / "r.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report.at("model_info").at("fed_input_shapes").at(0), json::array({2, 3, 64, 96}));
+  EXPECT_EQ(report.at("benchmark_info").at("effective_batch_size"), 2);
+  EXPECT_EQ(report.at("model_info").at("output_shapes").at(0), json::array({2, 2}));
+
+  const ProcessResult batched =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--batch-size", "4", "--iterations", "2",
+                         "--warmup", "1", "-f", "json", "-o", (dir.path() / "b.json").string()});
+  ASSERT_EQ(batched.exit_code, 0) << batched.stderr_text;
+  EXPECT_EQ(json::parse(batched.stdout_text).at("model_info").at("fed_input_shapes").at(0),
+            json::array({4, 3, 224, 224}));
+}
+
+TEST(PerfCli, DurationBoxesTheTimedLoop) {
+  test::TempDir dir;
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (test::TestModelsDir() / "matmul_add.onnx").string(), "--duration", "0.3",
+                         "--warmup", "2", "-f", "json", "-o", (dir.path() / "r.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report.at("benchmark_info").at("duration_sec"), 0.3);
+  const auto iterations = report.at("benchmark_info").at("iterations").get<size_t>();
+  EXPECT_GT(iterations, 10u) << "a microsecond model runs many times in 0.3 s";
+  EXPECT_EQ(report.at("raw_samples_ms").size(), iterations);
+}
+
+// Conformance-suite models (Debian libonnx-testdata) with synthetic inputs.
+TEST(PerfCli, RunsConformanceSuiteModels) {
+  const fs::path suite = "/usr/share/libonnx-testdata/data/node";
+  ASSERT_TRUE(fs::exists(suite)) << "install libonnx-testdata (scripts/setup.sh does)";
+  test::TempDir dir;
+  for (const char* name : {"test_matmul_2d", "test_relu", "test_softmax_example", "test_gemm_default_no_bias"}) {
+    const ProcessResult result =
+        test::RunModelkit({"perf", "-m", (suite / name / "model.onnx").string(), "--iterations", "3", "--warmup", "1",
+                           "-f", "json", "-o", (dir.path() / (std::string(name) + ".json")).string()});
+    ASSERT_EQ(result.exit_code, 0) << name << ": " << result.stderr_text;
+    ExpectReportContract(json::parse(result.stdout_text), 3, 1);
+  }
+}
+
+// With the software Vulkan adapter, --device gpu routes the model to WebGPU.
+TEST(PerfCli, DeviceGpuRunsOnWebGpu) {
+  test::TempDir dir;
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (test::TestModelsDir() / "matmul_nbits.onnx").string(), "--device", "gpu",
+                         "--iterations", "3", "--warmup", "1", "-f", "json", "-o", (dir.path() / "r.json").string()},
+                        test::LavapipeEnvironment());
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report.at("benchmark_info").at("ep"), "WebGpuExecutionProvider");
+  EXPECT_EQ(report.at("benchmark_info").at("resolved_device"), "gpu");
+}
+
+}  // namespace
+}  // namespace modelkit

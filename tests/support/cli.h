@@ -1,0 +1,19 @@
+// Running the built modelkit binary in CLI contract tests.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/process.h"
+
+namespace modelkit::test {
+
+// Runs modelkit with `args`, without any plugin EP variables from the caller's environment, plus `env`.
+ProcessResult RunModelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env = {});
+
+// The contract for every failure: exit code `exit_code`, exactly one stderr line starting "error: " that contains
+// `fragment`, and nothing on stdout.
+void ExpectErrorLine(const ProcessResult& result, int exit_code, const std::string& fragment);
+
+}  // namespace modelkit::test

@@ -8,6 +8,7 @@
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/onnx_report.h"
+#include "modelkit/perf/resource_monitor.h"
 #include "progress_bar.h"
 #include "version.h"
 
@@ -23,6 +24,7 @@ struct PerfCommandOptions {
   std::vector<std::string> ep_options;
   std::string output;
   bool overwrite = false;
+  bool monitor = false;
   std::string format = "text";
   double duration = 0;
   int quiet = 0;
@@ -75,17 +77,31 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
 
   const device::Machine machine = options.ep_flags.LoadRealMachine();
   perf::OnnxPerfResult result;
+  perf::ResourceMonitor monitor;
+  const auto monitor_start = std::chrono::steady_clock::now();
+  if (options.monitor) monitor.Start();
   {
     ProgressBar bar("benchmarking");
-    result = perf::RunOnnxBenchmark(options.onnx, machine, [&bar, &options](int done, int total) {
-      if (options.quiet == 0) bar.Update(done, total);
+    result = perf::RunOnnxBenchmark(options.onnx, machine, [&](int done, int total) {
+      if (options.quiet != 0) return;
+      std::string live;
+      if (const auto sample = options.monitor ? monitor.Latest() : std::nullopt) {
+        live = " cpu " + std::to_string(static_cast<int>(sample->cpu_pct)) + "% rss " +
+               std::to_string(static_cast<int>(sample->rss_mb)) + " MB";
+      }
+      bar.Update(done, total, live);
     });
   }
+  monitor.Stop();
   if (options.quiet == 0) {
     for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
   }
   perf::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
-  const nlohmann::ordered_json report = perf::OnnxReportJson(options.onnx, result, context);
+  nlohmann::ordered_json report = perf::OnnxReportJson(options.onnx, result, context);
+  if (options.monitor) {
+    const double running_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - monitor_start).count();
+    report["hw_monitor"] = perf::MonitorReportJson(monitor.Samples(), std::chrono::milliseconds(200), running_s);
+  }
   WriteFileAtomically(output, report.dump(2) + "\n", options.overwrite);
   if (options.format == "json") {
     std::cout << report.dump(2) << "\n";
@@ -130,6 +146,8 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
       ->capture_default_str();
   command->add_flag("--memory,!--no-memory", onnx.memory, "Record RSS checkpoints (default on)");
+  command->add_flag("--monitor", options->monitor,
+                    "Sample CPU utilisation and RSS in the background (live on a terminal, hw_monitor in the report)");
   command->add_option("--intra-op-threads", onnx.intra_op_threads, "Intra-op threads (0: ORT default)")
       ->check(CLI::Range(0, 4096));
   command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");

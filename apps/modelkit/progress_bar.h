@@ -13,8 +13,9 @@ class ProgressBar {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  // done of total steps; total 0 means open-ended (a counter). Redraws at most every 100 ms.
-  void Update(int done, int total);
+  // done of total steps; total 0 means open-ended (a counter); `suffix` is appended (e.g. live resource use).
+  // Redraws at most every 100 ms.
+  void Update(int done, int total, const std::string& suffix = {});
 
  private:
   std::string label_;

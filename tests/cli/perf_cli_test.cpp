@@ -174,6 +174,31 @@ TEST(PerfCli, RunsConformanceSuiteModels) {
   }
 }
 
+TEST(PerfCli, MonitorAddsResourceSamples) {
+  test::TempDir dir;
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--monitor", "--duration", "0.7", "-f", "json",
+                         "-o", (dir.path() / "r.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json monitor = json::parse(result.stdout_text).at("hw_monitor");
+  EXPECT_EQ(monitor.at("monitor"), true);
+  EXPECT_GE(monitor.at("cpu").at("sample_count").get<int>(), 2);
+  EXPECT_GT(monitor.at("cpu").at("mean_pct").get<double>(), 10.0) << "the benchmark keeps a core busy";
+  EXPECT_GT(monitor.at("ram").at("peak_mb").get<double>(), 10.0);
+  EXPECT_GE(monitor.at("running_time_ns").get<int64_t>(), 700000000);
+}
+
+// The progress bar is drawn on a terminal only: under a pseudo-terminal (util-linux `script`) it appears.
+TEST(PerfCli, ProgressBarOnlyOnATerminal) {
+  test::TempDir dir;
+  const std::string command = std::string(MODELKIT_BINARY) + " perf -m " + (kOcrDir / "cls.onnx").string() +
+                              " --iterations 40 -o " + (dir.path() / "r.json").string() + " >/dev/null";
+  const ProcessResult on_terminal = test::RunProcess({"/usr/bin/script", "-qec", command, "/dev/null"});
+  ASSERT_EQ(on_terminal.exit_code, 0) << on_terminal.stderr_text;
+  EXPECT_NE(on_terminal.stdout_text.find("benchmarking ["), std::string::npos) << on_terminal.stdout_text;
+  EXPECT_NE(on_terminal.stdout_text.find("50/50"), std::string::npos) << "10 warm-up + 40 timed";
+}
+
 // With the software Vulkan adapter, --device gpu routes the model to WebGPU.
 TEST(PerfCli, DeviceGpuRunsOnWebGpu) {
   test::TempDir dir;

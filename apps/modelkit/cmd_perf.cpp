@@ -28,6 +28,7 @@ struct PerfCommandOptions {
   std::string format = "text";
   double duration = 0;
   int quiet = 0;
+  int verbose = 0;
   EpLibraryFlags ep_flags;
 };
 
@@ -75,6 +76,7 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
     throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");
   }
 
+  if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
   perf::OnnxPerfResult result;
   perf::ResourceMonitor monitor;
@@ -95,6 +97,10 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   monitor.Stop();
   if (options.quiet == 0) {
     for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
+  }
+  if (options.verbose > 0) {
+    std::cerr << "device " << options.onnx.device << " -> " << result.resolved_device << ", EP " << result.ep_name
+              << "; session load " << result.load_ms << " ms\n";
   }
   perf::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
   nlohmann::ordered_json report = perf::OnnxReportJson(options.onnx, result, context);
@@ -151,6 +157,7 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("--intra-op-threads", onnx.intra_op_threads, "Intra-op threads (0: ORT default)")
       ->check(CLI::Range(0, 4096));
   command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");
+  command->add_flag("-v,--verbose", options->verbose, "Show resolution details and ONNX Runtime warnings");
   options->ep_flags.Bind(*command);
   command->callback([options, command, &run] { run = [options, command] { return RunPerf(*options, *command); }; });
 }

@@ -11,21 +11,10 @@
 #include "modelkit/ort/probe_model.h"
 #include "modelkit/ort/provider_append.h"
 #include "modelkit/ort/runtime.h"
+#include "ort_device_kind.h"
 
 namespace modelkit::device {
 namespace {
-
-std::optional<DeviceKind> KindOf(OrtHardwareDeviceType type) {
-  switch (type) {
-    case OrtHardwareDeviceType_NPU:
-      return DeviceKind::kNpu;
-    case OrtHardwareDeviceType_GPU:
-      return DeviceKind::kGpu;
-    case OrtHardwareDeviceType_CPU:
-      return DeviceKind::kCpu;
-  }
-  return std::nullopt;
-}
 
 // ORT's message without its source-location prefix ("/onnxruntime_src/...cc:123 func [ONNXRuntimeError] : 1 :
 // FAIL : ") and only its first line: what the user needs to know why an EP cannot run.
@@ -154,7 +143,7 @@ Inventory OrtDiscovery::Discover(const EpCatalog& catalog) {
     const OrtHardwareDevice* raw = hardware;
     if (std::find(seen_hardware.begin(), seen_hardware.end(), raw) != seen_hardware.end()) continue;
     seen_hardware.push_back(raw);
-    const std::optional<DeviceKind> kind = KindOf(hardware.Type());
+    const std::optional<DeviceKind> kind = DeviceKindOf(hardware.Type());
     if (!kind) continue;
     HardwareDevice device;
     device.kind = *kind;
@@ -171,7 +160,7 @@ Inventory OrtDiscovery::Discover(const EpCatalog& catalog) {
     status.name = name;
     status.source = EpSource::kEpDevices;
     for (const Ort::ConstEpDevice& ep_device : devices_of_ep[name]) {
-      const std::optional<DeviceKind> kind = KindOf(ep_device.Device().Type());
+      const std::optional<DeviceKind> kind = DeviceKindOf(ep_device.Device().Type());
       if (kind && std::find(status.devices.begin(), status.devices.end(), *kind) == status.devices.end()) {
         status.devices.push_back(*kind);
       }

@@ -6,27 +6,17 @@
 #include "modelkit/base/error.h"
 #include "modelkit/ort/provider_append.h"
 #include "modelkit/ort/runtime.h"
+#include "ort_device_kind.h"
 
 namespace modelkit::device {
 namespace {
-
-std::optional<DeviceKind> KindOf(OrtHardwareDeviceType type) {
-  switch (type) {
-    case OrtHardwareDeviceType_NPU:
-      return DeviceKind::kNpu;
-    case OrtHardwareDeviceType_GPU:
-      return DeviceKind::kGpu;
-    case OrtHardwareDeviceType_CPU:
-      return DeviceKind::kCpu;
-  }
-  return std::nullopt;
-}
 
 // ORT's EP devices for `ep_name` on `device`.
 std::vector<Ort::ConstEpDevice> EpDevicesFor(const std::string& ep_name, DeviceKind device) {
   std::vector<Ort::ConstEpDevice> matching;
   for (const Ort::ConstEpDevice& ep_device : ort::SharedEnv().GetEpDevices()) {
-    if (ep_name == ep_device.EpName() && KindOf(ep_device.Device().Type()) == device) matching.push_back(ep_device);
+    if (ep_name == ep_device.EpName() && DeviceKindOf(ep_device.Device().Type()) == device)
+      matching.push_back(ep_device);
   }
   return matching;
 }

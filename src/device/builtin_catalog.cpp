@@ -52,6 +52,7 @@ EpCatalog EpCatalog::BuiltIn() {
           {"backend_path", "backend_type", "htp_performance_mode", "htp_graph_finalization_optimization_mode",
            "soc_model", "htp_arch", "device_id", "enable_htp_fp16_precision", "profiling_level"},
           AppendMethod::kByName, "QNN"));
+  rows.back().needs_explicit_options = true;  // no default backend_path: empty options are worth a warning
   rows.push_back(Row("OpenVINOExecutionProvider", {"openvino"}, {kNpu, kGpu, kCpu}, true, true,
                      {"device_type", "precision", "num_of_threads", "num_streams", "cache_dir", "load_config",
                       "enable_qdq_optimizer", "disable_dynamic_shapes"},

@@ -21,6 +21,7 @@ struct EpRow {
   std::vector<DeviceKind> devices;                // supported devices, primary first; never empty
   bool ep_context = false;                        // has an offline EPContext compile step
   bool device_type_option = false;                // a `device_type` provider option selects the device
+  bool needs_explicit_options = false;            // runs poorly or not at all without options (QNN: backend_path)
   std::vector<std::string> provider_option_keys;  // option keys it is known to take
   ort::AppendMethod append_method = ort::AppendMethod::kUnsupported;  // for built-ins
   std::string append_name;                                            // spelling for AppendMethod::kByName ("WebGPU")

@@ -1,0 +1,32 @@
+// genai_config.json as data: read, walk its decoder stages, write back with unknown keys and key order kept.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace modelkit::bundle {
+
+using Json = nlohmann::ordered_json;
+
+// Reads <bundle>/genai_config.json. Throws UsageError when the bundle directory or the file is missing, and
+// Error(kInvalidModel) naming the file (and JSON path) when it is not valid JSON or has no "model" object.
+Json ReadGenaiConfig(const std::filesystem::path& bundle_dir);
+
+// Calls `visit(stage_name, stage)` for every object-valued pipeline stage of model.decoder.pipeline, in order.
+// Accepts the array form ([{"ctx": {...}}, {"iter": {...}}] or one object holding several stages) and the object
+// form ({"ctx": {...}}). Non-object entries are skipped.
+void ForEachPipelineStage(Json& config, const std::function<void(const std::string&, Json&)>& visit);
+void ForEachPipelineStage(const Json& config, const std::function<void(const std::string&, const Json&)>& visit);
+
+// The provider_options list of a session_options object (a stage, or model.decoder); nullptr when absent or
+// not a list.
+const Json* ProviderOptionsOf(const Json& owner);
+
+// model.decoder, or nullptr.
+const Json* DecoderOf(const Json& config);
+
+}  // namespace modelkit::bundle

@@ -1,11 +1,16 @@
 #include "modelkit/perf/host_tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <random>
 
 namespace modelkit::perf {
 namespace {
+
+// The largest values below 1.0 in binary16 and bfloat16 (positive values order like their bit patterns).
+constexpr uint16_t kHalfBelowOne = 0x3BFF;
+constexpr uint16_t kBFloat16BelowOne = 0x3F7F;
 
 template <typename T>
 void Store(std::vector<std::byte>& data, size_t index, T value) {
@@ -73,11 +78,11 @@ HostTensor MakeSyntheticTensor(const TensorSpec& spec, const std::vector<int64_t
       case ElementType::kDouble:
         Store(tensor.data, i, static_cast<double>(unit(rng)));
         break;
-      case ElementType::kFloat16:
-        Store(tensor.data, i, FloatToHalfBits(unit(rng)));
+      case ElementType::kFloat16:  // rounding to 16 bits can reach 1.0: keep the documented [0, 1)
+        Store(tensor.data, i, std::min<uint16_t>(FloatToHalfBits(unit(rng)), kHalfBelowOne));
         break;
       case ElementType::kBFloat16:
-        Store(tensor.data, i, FloatToBFloat16Bits(unit(rng)));
+        Store(tensor.data, i, std::min<uint16_t>(FloatToBFloat16Bits(unit(rng)), kBFloat16BelowOne));
         break;
       case ElementType::kBool:
       case ElementType::kUint8:

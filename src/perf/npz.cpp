@@ -3,7 +3,9 @@
 #include <zip.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <regex>
@@ -126,6 +128,17 @@ double ReadElement(const HostTensor& tensor, size_t i) {
   return 0;
 }
 
+// Integer conversion that saturates at the type's range (NaN becomes 0) instead of undefined behaviour.
+template <typename T>
+T SaturatingCast(double value) {
+  if (std::isnan(value)) return T{0};
+  const double low = static_cast<double>(std::numeric_limits<T>::lowest());
+  const double high = static_cast<double>(std::numeric_limits<T>::max());
+  if (value <= low) return std::numeric_limits<T>::lowest();
+  if (value >= high) return std::numeric_limits<T>::max();
+  return static_cast<T>(value);
+}
+
 void WriteElement(HostTensor& tensor, size_t i, double value) {
   std::byte* at = tensor.data.data() + i * ElementSize(tensor.type);
   auto store = [at]<typename T>(T converted) { std::memcpy(at, &converted, sizeof(T)); };
@@ -139,23 +152,23 @@ void WriteElement(HostTensor& tensor, size_t i, double value) {
     case ElementType::kBFloat16:
       return store(FloatToBFloat16Bits(static_cast<float>(value)));
     case ElementType::kInt8:
-      return store(static_cast<int8_t>(value));
+      return store(SaturatingCast<int8_t>(value));
     case ElementType::kInt16:
-      return store(static_cast<int16_t>(value));
+      return store(SaturatingCast<int16_t>(value));
     case ElementType::kInt32:
-      return store(static_cast<int32_t>(value));
+      return store(SaturatingCast<int32_t>(value));
     case ElementType::kInt64:
-      return store(static_cast<int64_t>(value));
+      return store(SaturatingCast<int64_t>(value));
     case ElementType::kBool:
       return store(static_cast<uint8_t>(value != 0));
     case ElementType::kUint8:
-      return store(static_cast<uint8_t>(value));
+      return store(SaturatingCast<uint8_t>(value));
     case ElementType::kUint16:
-      return store(static_cast<uint16_t>(value));
+      return store(SaturatingCast<uint16_t>(value));
     case ElementType::kUint32:
-      return store(static_cast<uint32_t>(value));
+      return store(SaturatingCast<uint32_t>(value));
     case ElementType::kUint64:
-      return store(static_cast<uint64_t>(value));
+      return store(SaturatingCast<uint64_t>(value));
     case ElementType::kString:
     case ElementType::kUndefined:
       break;
@@ -209,6 +222,7 @@ std::vector<HostTensor> ReadNpz(const fs::path& path) {
                      "numpy.savez('inputs.npz', x=array)");
   }
   std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError("--input-data '" + where + "' is a directory, not an .npz file");
   if (!fs::is_regular_file(path, ec)) throw UsageError("--input-data file '" + where + "' does not exist");
   int error = 0;
   std::unique_ptr<zip_t, decltype(&zip_discard)> archive(zip_open(path.c_str(), ZIP_RDONLY, &error), &zip_discard);

@@ -13,7 +13,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libzip-dev zipcmp zipmerge ziptool
+  libzip-dev zipcmp zipmerge ziptool libxxhash-dev
   python3 python3-onnx python3-numpy python3-pil fonts-dejavu-core libonnx-testdata
   npm ca-certificates dpkg-dev
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh

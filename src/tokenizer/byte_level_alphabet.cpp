@@ -1,0 +1,34 @@
+#include "byte_level_alphabet.h"
+
+#include "utf8.h"
+
+namespace modelkit::tokenizer {
+
+ByteLevelAlphabet::ByteLevelAlphabet() {
+  bytes_.fill(-1);
+  // Printable Latin-1 bytes stand for themselves; the other 68 are shifted to U+0100 and up, in byte order.
+  const auto printable = [](int b) { return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE; };
+  int shifted = 0;
+  for (int b = 0; b < 256; ++b) {
+    const char32_t c = printable(b) ? static_cast<char32_t>(b) : static_cast<char32_t>(256 + shifted++);
+    AppendUtf8(chars_[b], c);
+    bytes_[c] = static_cast<int16_t>(b);
+  }
+}
+
+const ByteLevelAlphabet& ByteLevelAlphabet::Get() {
+  static const ByteLevelAlphabet alphabet;
+  return alphabet;
+}
+
+std::optional<uint8_t> ByteLevelAlphabet::ByteFor(char32_t c) const {
+  if (c >= bytes_.size() || bytes_[c] < 0) return std::nullopt;
+  return static_cast<uint8_t>(bytes_[c]);
+}
+
+void ByteLevelAlphabet::Encode(std::string_view text, std::string& out) const {
+  out.reserve(out.size() + text.size() * 2);
+  for (const char c : text) out.append(chars_[static_cast<uint8_t>(c)]);
+}
+
+}  // namespace modelkit::tokenizer

@@ -11,5 +11,6 @@ namespace modelkit::app {
 using CommandRunner = std::function<int()>;
 
 void RegisterSysCommand(CLI::App& app, CommandRunner& run);
+void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

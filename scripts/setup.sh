@@ -16,7 +16,7 @@ packages=(
   libpcre2-dev libutf8proc-dev
   python3 python3-onnx python3-numpy
   npm ca-certificates dpkg-dev
-  unicode-data wamerican bzip2
+  unicode-data wamerican bzip2 python3-jinja2
 )
 
 missing=()
@@ -40,4 +40,5 @@ if ((${#missing[@]})); then
 fi
 
 "${repo_root}/scripts/fetch_onnxruntime.sh"
+"${repo_root}/scripts/fetch_minja.sh"
 "${repo_root}/scripts/fetch_test_tokenizers.sh"

@@ -8,6 +8,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/tokenizer/chat_template.h"
 #include "modelkit/tokenizer/tokenizer.h"
 
 namespace modelkit::app {
@@ -19,6 +20,8 @@ struct TokenizeOptions {
   std::string text;
   std::string file;
   std::string decode;
+  std::string chat;
+  bool add_generation_prompt = false;
   bool add_special_tokens = false;
   bool skip_special_tokens = false;
   std::string format = "text";
@@ -49,9 +52,31 @@ std::string InputText(const TokenizeOptions& options) {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
+// Renders the chat template for the messages array in `path`; prints the prompt (json: prompt and its ids).
+int RunChat(const TokenizeOptions& options, const std::string& directory) {
+  const tokenizer::ChatTemplate chat = tokenizer::ChatTemplate::Load(directory);
+  nlohmann::ordered_json messages;
+  try {
+    messages = nlohmann::ordered_json::parse(ReadTextFile(options.chat, "chat messages file"));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError("--chat file '" + options.chat + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  if (messages.is_object() && messages.contains("messages")) messages = messages["messages"];
+  const std::string prompt = chat.Render(messages, options.add_generation_prompt);
+  if (options.format == "json") {
+    const tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::Load(directory);
+    std::cout << nlohmann::json{{"text", prompt}, {"ids", tokenizer.Encode(prompt, options.add_special_tokens)}}.dump(2)
+              << "\n";
+  } else {
+    std::cout << prompt;
+  }
+  return 0;
+}
+
 int RunTokenize(const TokenizeOptions& options) {
-  const tokenizer::Tokenizer tokenizer =
-      tokenizer::Tokenizer::Load(options.tokenizer_dir.empty() ? options.bundle_dir : options.tokenizer_dir);
+  const std::string directory = options.tokenizer_dir.empty() ? options.bundle_dir : options.tokenizer_dir;
+  if (!options.chat.empty()) return RunChat(options, directory);
+  const tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::Load(directory);
   const bool json = options.format == "json";
   if (!options.decode.empty()) {
     const std::vector<int32_t> ids = ParseIds(options.decode);
@@ -97,6 +122,11 @@ void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run) {
   CLI::Option* decode_option =
       command->add_option("--decode", options->decode, "Decode comma-separated token ids instead, e.g. 1,2,3");
   decode_option->excludes(text_option)->excludes(file_option);
+  CLI::Option* chat_option = command->add_option(
+      "--chat", options->chat, "Render the chat template for a JSON array of {role, content} messages instead");
+  chat_option->excludes(text_option)->excludes(file_option)->excludes(decode_option);
+  command->add_flag("--add-generation-prompt", options->add_generation_prompt,
+                    "With --chat: end with the assistant turn's opening");
   command->add_flag("--add-special-tokens", options->add_special_tokens,
                     "Add the tokenizer's special tokens (e.g. BOS) as its post-processor says");
   command->add_flag("--skip-special-tokens", options->skip_special_tokens, "With --decode: leave out special tokens");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "modelkit/tokenizer/chat_template.h"
 #include "modelkit/tokenizer/tokenizer.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -103,6 +104,38 @@ TEST(TokenizeCli, BadTokenizerFileExitsThree) {
                 "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})");
   ExpectOneErrorLine(Tokenize({"--tokenizer", (dir.path() / "pretok").string(), "--text", "x"}), 3,
                      "at $.pre_tokenizer.pretokenizers[0].type: unsupported pre-tokenizer type 'Bogus'");
+}
+
+TEST(TokenizeCli, ChatRendersTheTemplate) {
+  ASSERT_TRUE(std::filesystem::exists(QwenDir()));
+  TempDir dir;
+  const std::string messages = R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi!"}])";
+  const auto file = dir.Write("chat.json", messages);
+  const ProcessResult result = Tokenize({"--tokenizer", QwenDir(), "--chat", file.string(), "--add-generation-prompt"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const auto chat = tokenizer::ChatTemplate::Load(QwenDir());
+  EXPECT_EQ(result.stdout_text, chat.Render(nlohmann::ordered_json::parse(messages), true));
+  EXPECT_TRUE(result.stderr_text.empty()) << result.stderr_text;
+
+  const ProcessResult json = Tokenize({"--tokenizer", QwenDir(), "--chat", file.string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.stderr_text;
+  const nlohmann::json output = nlohmann::json::parse(json.stdout_text);
+  EXPECT_EQ(output["ids"].get<std::vector<int32_t>>(),
+            tokenizer::Tokenizer::Load(QwenDir()).Encode(output["text"].get<std::string>()));
+}
+
+TEST(TokenizeCli, ChatTemplateErrorsExitThree) {
+  TempDir dir;
+  dir.Write("tok/tokenizer.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})");
+  dir.Write(
+      "tok/tokenizer_config.json",
+      R"({"chat_template": "{% if messages[0]['role'] != 'system' %}{{ raise_exception('Need a system message') }}{% endif %}"})");
+  const auto chat = dir.Write("chat.json", R"([{"role": "user", "content": "hi"}])");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", (dir.path() / "tok").string(), "--chat", chat.string()}), 3,
+                     "Need a system message");
+  dir.Write("broken/tokenizer_config.json", R"({"chat_template": "{% for m in messages %}{{ m.content }"})");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", (dir.path() / "broken").string(), "--chat", chat.string()}), 3,
+                     "does not parse");
 }
 
 }  // namespace

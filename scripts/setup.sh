@@ -6,14 +6,14 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark, PCRE2 and
-# utf8proc for the tokenizer), what the test fixtures are made with (Debian's python3 with onnx and numpy) and the
+# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark, PCRE2,
+# utf8proc and simdjson for the tokenizer), what the test fixtures are made with (Debian's python3 with onnx and numpy) and the
 # tokenizer tests' text (unicode-data's NormalizationTest.txt.bz2 read with bzcat, wamerican's word list).
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libpcre2-dev libutf8proc-dev
+  libpcre2-dev libutf8proc-dev libsimdjson-dev
   python3 python3-onnx python3-numpy
   npm ca-certificates dpkg-dev
   unicode-data wamerican bzip2 python3-jinja2

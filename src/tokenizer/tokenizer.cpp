@@ -76,14 +76,12 @@ Tokenizer Tokenizer::Load(const std::filesystem::path& directory) {
 
 Tokenizer Tokenizer::FromJson(std::string_view tokenizer_json, std::string_view config_json, const std::string& source,
                               const std::string& config_source) {
-  const nlohmann::json document = ParseJsonDocument(tokenizer_json, source);
-  const JsonNode root(document, source, "$");
-  if (!document.is_object()) root.Fail("expected an object");
+  const JsonDocument document(tokenizer_json, source);
+  const JsonNode root = document.Root();
+  if (!root.IsObject()) root.Fail("expected an object");
   auto impl = std::make_shared<Impl>();
-  const auto component = [&](std::string_view key) {
-    static const nlohmann::json kNull;
-    return root.Has(key) ? root.Child(key) : JsonNode(kNull, source, "$." + std::string(key));
-  };
+  const JsonDocument null_document("null", source);
+  const auto component = [&](std::string_view key) { return root.Has(key) ? root.Child(key) : null_document.Root(); };
   impl->normalizer = MakeNormalizer(component("normalizer"));
   impl->pre_tokenizer = MakePreTokenizer(component("pre_tokenizer"));
   impl->model = MakeModel(root.Child("model"));

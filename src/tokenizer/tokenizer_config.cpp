@@ -1,5 +1,8 @@
 // tokenizer_config.json: special token names (plain strings or AddedToken objects), flags and the chat template.
+#include <nlohmann/json.hpp>
+
 #include "json_node.h"
+#include "modelkit/base/error.h"
 #include "tokenizer_impl.h"
 
 namespace modelkit::tokenizer {
@@ -8,8 +11,8 @@ namespace {
 std::optional<std::string> TokenName(const JsonNode& config, std::string_view key) {
   const auto node = config.Optional(key);
   if (!node) return std::nullopt;
-  if (node->value().is_string()) return node->AsString();
-  if (node->value().is_object()) return node->String("content");
+  if (node->IsString()) return node->AsString();
+  if (node->IsObject()) return node->String("content");
   node->Fail("expected a token string or an object with 'content'");
 }
 
@@ -19,9 +22,18 @@ TokenizerConfig ParseTokenizerConfig(std::string_view config_json, const std::st
                                      const Tokenizer& tokenizer) {
   TokenizerConfig config;
   if (config_json.empty()) return config;
-  const nlohmann::json document = ParseJsonDocument(config_json, source);
-  const JsonNode root(document, source, "$");
-  if (!document.is_object()) root.Fail("expected an object");
+  // nlohmann first: configs hold numbers simdjson rejects (llama3's model_max_length is 1e30 written as an
+  // integer); re-serialised, such numbers become doubles. The file is small.
+  std::string normalized;
+  try {
+    normalized = nlohmann::json::parse(config_json.begin(), config_json.end()).dump();
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(ExitCode::kInvalidModel,
+                "invalid tokenizer file " + source + ": malformed JSON at byte " + std::to_string(e.byte));
+  }
+  const JsonDocument document(normalized, source);
+  const JsonNode root = document.Root();
+  if (!root.IsObject()) root.Fail("expected an object");
   config.bos_token = TokenName(root, "bos_token");
   config.eos_token = TokenName(root, "eos_token");
   config.pad_token = TokenName(root, "pad_token");
@@ -38,14 +50,13 @@ TokenizerConfig ParseTokenizerConfig(std::string_view config_json, const std::st
   config.clean_up_tokenization_spaces = root.BoolOr("clean_up_tokenization_spaces", false);
   if (const auto extra = root.Optional("additional_special_tokens")) {
     for (const JsonNode& entry : extra->Elements()) {
-      config.additional_special_tokens.push_back(entry.value().is_string() ? entry.AsString()
-                                                                           : entry.String("content"));
+      config.additional_special_tokens.push_back(entry.IsString() ? entry.AsString() : entry.String("content"));
     }
   }
   if (const auto tokenizer_class = root.Optional("tokenizer_class"))
     config.tokenizer_class = tokenizer_class->AsString();
   if (const auto chat_template = root.Optional("chat_template")) {
-    if (chat_template->value().is_string()) {
+    if (chat_template->IsString()) {
       config.chat_template = chat_template->AsString();
     } else {
       // A list of named templates: the one named "default".

@@ -18,7 +18,7 @@ class SequenceDecoder : public Decoder {
 }  // namespace
 
 std::unique_ptr<Decoder> MakeDecoder(const JsonNode& config) {
-  if (config.value().is_null()) return nullptr;
+  if (config.IsNull()) return nullptr;
   const std::string type = config.Type();
   if (type == "ByteLevel") return MakeByteLevelDecoder();
   if (type == "Metaspace") return MakeMetaspaceDecoder(config);

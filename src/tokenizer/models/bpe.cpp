@@ -23,17 +23,16 @@ std::string HexCodepoint(char32_t c) {
 
 BpeModel::BpeModel(const JsonNode& config) {
   const JsonNode vocab = config.Child("vocab");
-  if (!vocab.value().is_object()) vocab.Fail("expected an object mapping tokens to ids");
-  token_ids_.reserve(vocab.value().size());
-  for (const auto& [token, id_value] : vocab.value().items()) {
-    if (!id_value.is_number_integer() || id_value.get<int64_t>() < 0 || id_value.get<int64_t>() > INT32_MAX) {
-      vocab.Fail("token '" + token + "' has an id that is not an integer in [0, 2^31)");
-    }
-    const auto id = static_cast<int32_t>(id_value.get<int64_t>());
-    token_ids_.emplace(token, id);
+  if (!vocab.IsObject()) vocab.Fail("expected an object mapping tokens to ids");
+  token_ids_.reserve(vocab.Size());
+  vocabulary_.reserve(vocab.Size());
+  vocab.ForEachMember([&](std::string_view token, const JsonNode& id_value) {
+    const int64_t id = id_value.AsInt();
+    if (id < 0 || id > INT32_MAX) id_value.Fail("token id out of range");
+    token_ids_.emplace(std::string(token), static_cast<int32_t>(id));
     if (static_cast<size_t>(id) >= vocabulary_.size()) vocabulary_.resize(static_cast<size_t>(id) + 1);
     vocabulary_[static_cast<size_t>(id)] = token;
-  }
+  });
   if (config.Has("unk_token")) {
     unk_token_ = config.String("unk_token");
     if (const auto it = token_ids_.find(unk_token_); it != token_ids_.end()) unk_id_ = it->second;
@@ -53,36 +52,37 @@ BpeModel::BpeModel(const JsonNode& config) {
 }
 
 void BpeModel::LoadMerges(const JsonNode& merges) {
-  if (!merges.value().is_array()) merges.Fail("expected an array");
-  const nlohmann::json& list = merges.value();
-  merges_.reserve(list.size());
-  const auto fail_at = [&](size_t index, const std::string& message) {
-    merges.Fail("[" + std::to_string(index) + "]: " + message);
-  };
-  for (size_t rank = 0; rank < list.size(); ++rank) {
-    const nlohmann::json& entry = list[rank];
-    std::string left, right;
-    if (entry.is_string()) {  // "left right" (tokenizers < 0.20)
-      const std::string& text = entry.get_ref<const std::string&>();
+  if (!merges.IsArray()) merges.Fail("expected an array");
+  merges_.reserve(merges.Size());
+  std::string merged;
+  merges.ForEachElement([&](size_t rank, const JsonNode& entry) {
+    std::string_view left, right;
+    if (entry.IsString()) {  // "left right" (tokenizers < 0.20)
+      const std::string_view text = entry.AsStringView();
       const size_t space = text.find(' ');
-      if (space == std::string::npos) fail_at(rank, "merge '" + text + "' has no space between its two parts");
+      if (space == std::string_view::npos)
+        entry.Fail("merge '" + std::string(text) + "' has no space between its parts");
       left = text.substr(0, space);
       right = text.substr(space + 1);
-    } else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() && entry[1].is_string()) {
-      left = entry[0].get<std::string>();
-      right = entry[1].get<std::string>();
+    } else if (entry.IsArray() && entry.Size() == 2) {
+      const std::vector<JsonNode> parts = entry.Elements();
+      left = parts[0].AsStringView();
+      right = parts[1].AsStringView();
     } else {
-      fail_at(rank, "expected \"left right\" or [\"left\", \"right\"]");
+      entry.Fail("expected \"left right\" or [\"left\", \"right\"]");
     }
+    merged.assign(left);
+    merged.append(right);
     const auto left_it = token_ids_.find(left);
     const auto right_it = token_ids_.find(right);
-    const auto merged_it = token_ids_.find(left + right);
+    const auto merged_it = token_ids_.find(merged);
     if (left_it == token_ids_.end() || right_it == token_ids_.end() || merged_it == token_ids_.end()) {
-      fail_at(rank, "merge '" + left + "' + '" + right + "' uses a token that is not in the vocabulary");
+      entry.Fail("merge '" + std::string(left) + "' + '" + std::string(right) +
+                 "' uses a token that is not in the vocabulary");
     }
     // The first occurrence of a pair wins, as in Hugging Face.
     merges_.emplace(PairKey(left_it->second, right_it->second), Merge{static_cast<int32_t>(rank), merged_it->second});
-  }
+  });
 }
 
 std::optional<int32_t> BpeModel::TokenToId(std::string_view token) const {

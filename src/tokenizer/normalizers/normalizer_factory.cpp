@@ -22,7 +22,7 @@ class SequenceNormalizer : public Normalizer {
 }  // namespace
 
 std::unique_ptr<Normalizer> MakeNormalizer(const JsonNode& config) {
-  if (config.value().is_null()) return nullptr;
+  if (config.IsNull()) return nullptr;
   const std::string type = config.Type();
   if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") return MakeUnicodeNormalizer(config, type);
   if (type == "Replace") return MakeReplaceNormalizer(config);

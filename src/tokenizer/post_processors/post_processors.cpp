@@ -12,12 +12,10 @@ class TemplateProcessing : public PostProcessor {
   explicit TemplateProcessing(const JsonNode& config) {
     std::map<std::string, std::vector<int32_t>> special_ids;
     if (const auto special_tokens = config.Optional("special_tokens")) {
-      if (!special_tokens->value().is_object()) special_tokens->Fail("expected an object");
-      for (const auto& [name, entry] : special_tokens->value().items()) {
-        const JsonNode node = special_tokens->Child(name);
-        std::vector<int32_t>& ids = special_ids[name];
-        for (const JsonNode& id : node.Child("ids").Elements()) ids.push_back(static_cast<int32_t>(id.AsInt()));
-      }
+      special_tokens->ForEachMember([&](std::string_view name, const JsonNode& entry) {
+        std::vector<int32_t>& ids = special_ids[std::string(name)];
+        for (const JsonNode& id : entry.Child("ids").Elements()) ids.push_back(static_cast<int32_t>(id.AsInt()));
+      });
     }
     for (const JsonNode& item : config.Child("single").Elements()) {
       if (item.Has("Sequence")) {
@@ -74,7 +72,7 @@ class SequencePostProcessor : public PostProcessor {
 }  // namespace
 
 std::unique_ptr<PostProcessor> MakePostProcessor(const JsonNode& config) {
-  if (config.value().is_null()) return nullptr;
+  if (config.IsNull()) return nullptr;
   const std::string type = config.Type();
   if (type == "TemplateProcessing") return std::make_unique<TemplateProcessing>(config);
   if (type == "ByteLevel") return std::make_unique<IdentityPostProcessor>();

@@ -18,7 +18,7 @@ class SequencePreTokenizer : public PreTokenizer {
 }  // namespace
 
 std::unique_ptr<PreTokenizer> MakePreTokenizer(const JsonNode& config) {
-  if (config.value().is_null()) return nullptr;
+  if (config.IsNull()) return nullptr;
   const std::string type = config.Type();
   if (type == "ByteLevel") return MakeByteLevelPreTokenizer(config);
   if (type == "Split") return MakeSplitPreTokenizer(config);

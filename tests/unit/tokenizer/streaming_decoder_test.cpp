@@ -69,7 +69,7 @@ TEST_P(StreamingDecoderTest, FlushGivesTruncatedCharacterAsReplacement) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTokenizers, StreamingDecoderTest,
-                         ::testing::Values("qwen3", "llama3", "gemma3", "deepseek_v3"));
+                         ::testing::Values("qwen3", "llama3", "gemma3", "deepseek_v3", "llama2"));
 
 }  // namespace
 }  // namespace modelkit::test

@@ -13,6 +13,8 @@ ByteLevelAlphabet::ByteLevelAlphabet() {
     const char32_t c = printable(b) ? static_cast<char32_t>(b) : static_cast<char32_t>(256 + shifted++);
     AppendUtf8(chars_[b], c);
     bytes_[c] = static_cast<int16_t>(b);
+    utf8_length_[b] = static_cast<uint8_t>(chars_[b].size());
+    for (size_t i = 0; i < chars_[b].size(); ++i) utf8_[b][i] = chars_[b][i];
   }
 }
 
@@ -27,8 +29,17 @@ std::optional<uint8_t> ByteLevelAlphabet::ByteFor(char32_t c) const {
 }
 
 void ByteLevelAlphabet::Encode(std::string_view text, std::string& out) const {
-  out.reserve(out.size() + text.size() * 2);
-  for (const char c : text) out.append(chars_[static_cast<uint8_t>(c)]);
+  // Hot in every byte-level encode: write into a buffer sized for the worst case, then trim.
+  const size_t start = out.size();
+  out.resize(start + text.size() * 2);
+  char* cursor = out.data() + start;
+  for (const char c : text) {
+    const auto byte = static_cast<uint8_t>(c);
+    cursor[0] = utf8_[byte][0];
+    cursor[1] = utf8_[byte][1];
+    cursor += utf8_length_[byte];
+  }
+  out.resize(static_cast<size_t>(cursor - out.data()));
 }
 
 }  // namespace modelkit::tokenizer

@@ -24,6 +24,8 @@ class ByteLevelAlphabet {
  private:
   ByteLevelAlphabet();
   std::array<std::string, 256> chars_;
+  std::array<std::array<char, 2>, 256> utf8_;  // the same characters as raw bytes (all are 1 or 2 bytes long)
+  std::array<uint8_t, 256> utf8_length_;
   std::array<int16_t, 324> bytes_;  // indexed by code point; -1 when not in the table
 };
 

@@ -7,8 +7,9 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark) and what the
-# test fixtures are made with (Debian's python3 with onnx and numpy).
+# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark, PCRE2,
+# utf8proc and simdjson for the tokenizer), what the test fixtures are made with (Debian's python3 with onnx and numpy) and the
+# tokenizer tests' text (unicode-data's NormalizationTest.txt.bz2 read with bzcat, wamerican's word list).
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
@@ -16,6 +17,7 @@ packages=(
   libzip-dev zipcmp zipmerge ziptool libxxhash-dev
   python3 python3-onnx python3-numpy python3-pil fonts-dejavu-core libonnx-testdata
   npm ca-certificates dpkg-dev
+  libpcre2-dev libutf8proc-dev libsimdjson-dev unicode-data wamerican bzip2 python3-jinja2
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
   libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0
   libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 libexpat1 libelf1 zlib1g
@@ -44,3 +46,5 @@ fi
 "${repo_root}/scripts/fetch_onnxruntime.sh"
 "${repo_root}/scripts/fetch_lavapipe.sh"
 "${repo_root}/scripts/fetch_test_models.sh"
+"${repo_root}/scripts/fetch_minja.sh"
+"${repo_root}/scripts/fetch_test_tokenizers.sh"

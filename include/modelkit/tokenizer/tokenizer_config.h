@@ -1,0 +1,30 @@
+// What tokenizer_config.json says about special tokens and decoding, for the generator and the chat template.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace modelkit::tokenizer {
+
+struct TokenizerConfig {
+  std::optional<std::string> bos_token;
+  std::optional<std::string> eos_token;
+  std::optional<std::string> pad_token;
+  std::optional<std::string> unk_token;
+  std::optional<int32_t> bos_token_id;
+  std::optional<int32_t> eos_token_id;
+  std::optional<int32_t> pad_token_id;
+  std::optional<int32_t> unk_token_id;
+  // The flags as written. Encode() follows tokenizer.json's post-processor, as the Hugging Face `tokenizers`
+  // library does; a caller that wants transformers' Python behaviour for Llama-class tokenizers reads these.
+  bool add_bos_token = false;
+  bool add_eos_token = false;
+  bool clean_up_tokenization_spaces = false;
+  std::vector<std::string> additional_special_tokens;
+  std::optional<std::string> chat_template;
+  std::optional<std::string> tokenizer_class;
+};
+
+}  // namespace modelkit::tokenizer

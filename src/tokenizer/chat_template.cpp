@@ -1,0 +1,113 @@
+// The one translation unit that includes minja (a heavy header).
+#include "modelkit/tokenizer/chat_template.h"
+
+#include <minja/minja.hpp>
+
+#include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
+
+namespace modelkit::tokenizer {
+
+struct ChatTemplate::Impl {
+  std::shared_ptr<minja::TemplateNode> root;
+  std::string bos_token;
+  std::string eos_token;
+  std::string where;
+};
+
+namespace {
+
+std::string TokenText(const nlohmann::ordered_json& config, const char* key) {
+  if (!config.contains(key)) return "";
+  const auto& value = config[key];
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_object() && value.contains("content") && value["content"].is_string()) {
+    return value["content"].get<std::string>();
+  }
+  return "";
+}
+
+// minja prefixes parse errors with its own context on several lines; keep the error on one line.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+ChatTemplate ChatTemplate::Load(const std::filesystem::path& directory) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) {
+    throw UsageError("tokenizer directory '" + directory.string() + "' does not exist or is not a directory");
+  }
+  const std::filesystem::path config_path = directory / "tokenizer_config.json";
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  if (std::filesystem::exists(config_path, error)) {
+    try {
+      config = nlohmann::ordered_json::parse(ReadTextFile(config_path, "tokenizer config file"));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(ExitCode::kInvalidModel,
+                  "invalid tokenizer file " + config_path.string() + ": malformed JSON (" + OneLine(e.what()) + ")");
+    }
+  }
+  const std::filesystem::path jinja_path = directory / "chat_template.jinja";
+  std::string source, where;
+  if (std::filesystem::exists(jinja_path, error)) {
+    source = ReadTextFile(jinja_path, "chat template");
+    where = jinja_path.string();
+  } else if (config.contains("chat_template") && config["chat_template"].is_string()) {
+    source = config["chat_template"].get<std::string>();
+    where = config_path.string() + " at $.chat_template";
+  } else if (config.contains("chat_template") && config["chat_template"].is_array()) {
+    for (const auto& entry : config["chat_template"]) {
+      if (entry.value("name", "") == "default") source = entry.value("template", "");
+    }
+    where = config_path.string() + " at $.chat_template (default)";
+  }
+  if (source.empty()) {
+    throw UsageError("no chat template in '" + directory.string() +
+                     "' (expected chat_template.jinja or chat_template in tokenizer_config.json)");
+  }
+  return ChatTemplate(source, TokenText(config, "bos_token"), TokenText(config, "eos_token"), where);
+}
+
+ChatTemplate::ChatTemplate(const std::string& source, const std::string& bos_token, const std::string& eos_token,
+                           const std::string& where) {
+  auto impl = std::make_shared<Impl>();
+  impl->where = where;
+  impl->bos_token = bos_token;
+  impl->eos_token = eos_token;
+  try {
+    // Hugging Face renders with trim_blocks and lstrip_blocks. minja's own chat_template wrapper is not used: it
+    // probes the template with tool-call examples (printing to stderr) and rewrites messages (polyfills).
+    impl->root = minja::Parser::parse(
+        source, minja::Options{.trim_blocks = true, .lstrip_blocks = true, .keep_trailing_newline = false});
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::kInvalidModel, "chat template in " + where + " does not parse: " + OneLine(e.what()));
+  }
+  impl_ = std::move(impl);
+}
+
+std::string ChatTemplate::Render(const nlohmann::ordered_json& messages, bool add_generation_prompt,
+                                 const nlohmann::ordered_json& extra_context) const {
+  if (!messages.is_array()) throw UsageError("chat messages must be a JSON array of {\"role\", \"content\"} objects");
+  // Templates read messages[0]; Jinja2 makes that undefined for an empty list, minja fails with a range error.
+  if (messages.empty()) throw UsageError("chat messages are empty: give at least one {\"role\", \"content\"} message");
+  try {
+    const auto context = minja::Context::make(
+        minja::Value(nlohmann::ordered_json{{"messages", messages}, {"add_generation_prompt", add_generation_prompt}}));
+    context->set("bos_token", impl_->bos_token);
+    context->set("eos_token", impl_->eos_token);
+    if (extra_context.is_object()) {
+      for (const auto& [key, value] : extra_context.items()) context->set(key, minja::Value(value));
+    }
+    return impl_->root->render(context);
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::kInvalidModel, "chat template in " + impl_->where + " failed: " + OneLine(e.what()));
+  }
+}
+
+}  // namespace modelkit::tokenizer

@@ -1,0 +1,179 @@
+#include "modelkit/tokenizer/tokenizer.h"
+
+#include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
+#include "tokenizer_impl.h"
+#include "utf8.h"
+
+namespace modelkit::tokenizer {
+namespace {
+
+void LoadAddedTokens(const JsonNode& root, Tokenizer::Impl& impl) {
+  const auto list = root.Optional("added_tokens");
+  if (!list) return;
+  for (const JsonNode& entry : list->Elements()) {
+    AddedToken token;
+    token.content = entry.String("content");
+    const int64_t id = entry.Int("id");
+    if (id < 0 || id > INT32_MAX) entry.Child("id").Fail("id out of range");
+    token.id = static_cast<int32_t>(id);
+    token.special = entry.BoolOr("special", false);
+    token.single_word = entry.BoolOr("single_word", false);
+    token.lstrip = entry.BoolOr("lstrip", false);
+    token.rstrip = entry.BoolOr("rstrip", false);
+    token.normalized = entry.BoolOr("normalized", !token.special);
+    impl.added_tokens.push_back(std::move(token));
+  }
+  for (const AddedToken& token : impl.added_tokens) {
+    if (token.normalized) {
+      impl.normalized_matcher.Add(impl.normalizer ? impl.normalizer->Normalize(token.content) : token.content, &token);
+    } else {
+      impl.raw_matcher.Add(token.content, &token);
+    }
+    const auto id = static_cast<size_t>(token.id);
+    if (id >= impl.added_by_id.size()) impl.added_by_id.resize(id + 1, nullptr);
+    impl.added_by_id[id] = &token;
+  }
+}
+
+}  // namespace
+
+void Tokenizer::Impl::EncodeSection(std::string_view section, bool at_text_start, std::vector<int32_t>& ids) const {
+  const std::string normalized = normalizer ? normalizer->Normalize(section) : std::string(section);
+  std::vector<TextSegment> segments;
+  if (normalized_matcher.empty()) {
+    if (!normalized.empty()) segments.push_back({0, normalized.size(), nullptr});
+  } else {
+    normalized_matcher.Split(normalized, segments);
+  }
+  std::vector<std::string> pieces;
+  for (const TextSegment& segment : segments) {
+    if (segment.token) {
+      ids.push_back(segment.token->id);
+      continue;
+    }
+    pieces.assign(1, normalized.substr(segment.begin, segment.end - segment.begin));
+    if (pre_tokenizer) pre_tokenizer->PreTokenize(pieces, at_text_start && segment.begin == 0);
+    for (const std::string& piece : pieces) {
+      if (!piece.empty()) model->Tokenize(piece, ids);
+    }
+  }
+}
+
+Tokenizer Tokenizer::Load(const std::filesystem::path& directory) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) {
+    throw UsageError("tokenizer directory '" + directory.string() +
+                     "' does not exist or is not a directory (expected a folder with tokenizer.json)");
+  }
+  const std::filesystem::path json_path = directory / "tokenizer.json";
+  const std::string json = ReadTextFile(json_path, "tokenizer file");
+  const std::filesystem::path config_path = directory / "tokenizer_config.json";
+  const std::string config =
+      std::filesystem::exists(config_path, error) ? ReadTextFile(config_path, "tokenizer config file") : "";
+  return FromJson(json, config, json_path.string(), config_path.string());
+}
+
+Tokenizer Tokenizer::FromJson(std::string_view tokenizer_json, std::string_view config_json, const std::string& source,
+                              const std::string& config_source) {
+  const JsonDocument document(tokenizer_json, source);
+  const JsonNode root = document.Root();
+  if (!root.IsObject()) root.Fail("expected an object");
+  auto impl = std::make_shared<Impl>();
+  const JsonDocument null_document("null", source);
+  const auto component = [&](std::string_view key) { return root.Has(key) ? root.Child(key) : null_document.Root(); };
+  impl->normalizer = MakeNormalizer(component("normalizer"));
+  impl->pre_tokenizer = MakePreTokenizer(component("pre_tokenizer"));
+  impl->model = MakeModel(root.Child("model"));
+  impl->post_processor = MakePostProcessor(component("post_processor"));
+  impl->decoder = MakeDecoder(component("decoder"));
+  LoadAddedTokens(root, *impl);
+
+  const size_t vocab_size = std::max(impl->model->Vocabulary().size(), impl->added_by_id.size());
+  impl->added_by_id.resize(vocab_size, nullptr);
+  impl->special_by_id.assign(vocab_size, false);
+  for (const AddedToken& token : impl->added_tokens) {
+    if (token.special) impl->special_by_id[static_cast<size_t>(token.id)] = true;
+  }
+  Tokenizer tokenizer(impl);
+  impl->config = ParseTokenizerConfig(config_json, config_source, tokenizer);
+  for (const std::string& token : impl->config.additional_special_tokens) {
+    if (const auto id = tokenizer.TokenToId(token)) impl->special_by_id[static_cast<size_t>(*id)] = true;
+  }
+  return tokenizer;
+}
+
+std::vector<int32_t> Tokenizer::Encode(std::string_view text, bool add_special_tokens) const {
+  if (const auto bad = FindInvalidUtf8(text)) {
+    throw UsageError("input text is not valid UTF-8 (invalid byte sequence at byte offset " + std::to_string(*bad) +
+                     ")");
+  }
+  std::vector<int32_t> ids;
+  ids.reserve(text.size() / 3 + 4);
+  std::vector<TextSegment> segments;
+  if (impl_->raw_matcher.empty()) {
+    if (!text.empty()) segments.push_back({0, text.size(), nullptr});
+  } else {
+    impl_->raw_matcher.Split(text, segments);
+  }
+  for (const TextSegment& segment : segments) {
+    if (segment.token) {
+      ids.push_back(segment.token->id);
+    } else {
+      impl_->EncodeSection(text.substr(segment.begin, segment.end - segment.begin), segment.begin == 0, ids);
+    }
+  }
+  if (impl_->post_processor) impl_->post_processor->Process(ids, add_special_tokens);
+  return ids;
+}
+
+std::string Tokenizer::Decode(std::span<const int32_t> ids, const DecodeOptions& options) const {
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (const int32_t id : ids) {
+    const auto token = IdToToken(id);
+    if (!token) {
+      throw UsageError("token id " + std::to_string(id) + " is not in the vocabulary (ids go from 0 to " +
+                       std::to_string(VocabSize() - 1) + ")");
+    }
+    if (options.skip_special_tokens && IsSpecial(id)) continue;
+    tokens.emplace_back(*token);
+  }
+  std::string text;
+  if (impl_->decoder) {
+    impl_->decoder->DecodeChain(tokens);
+    for (const std::string& part : tokens) text += part;
+  } else {
+    for (size_t i = 0; i < tokens.size(); ++i) text += (i ? " " : "") + tokens[i];
+  }
+  if (options.clean_up_tokenization_spaces.value_or(impl_->config.clean_up_tokenization_spaces)) {
+    text = CleanUpTokenizationSpaces(std::move(text));
+  }
+  return text;
+}
+
+std::optional<std::string_view> Tokenizer::IdToToken(int32_t id) const {
+  if (id < 0 || static_cast<size_t>(id) >= VocabSize()) return std::nullopt;
+  if (const AddedToken* added = impl_->added_by_id[static_cast<size_t>(id)]) return std::string_view(added->content);
+  const auto& vocabulary = impl_->model->Vocabulary();
+  if (static_cast<size_t>(id) >= vocabulary.size() || vocabulary[static_cast<size_t>(id)].empty()) return std::nullopt;
+  return std::string_view(vocabulary[static_cast<size_t>(id)]);
+}
+
+std::optional<int32_t> Tokenizer::TokenToId(std::string_view token) const {
+  for (const AddedToken& added : impl_->added_tokens) {
+    if (added.content == token) return added.id;
+  }
+  return impl_->model->TokenToId(token);
+}
+
+bool Tokenizer::IsSpecial(int32_t id) const {
+  return id >= 0 && static_cast<size_t>(id) < impl_->special_by_id.size() &&
+         impl_->special_by_id[static_cast<size_t>(id)];
+}
+
+size_t Tokenizer::VocabSize() const { return impl_->added_by_id.size(); }
+
+const TokenizerConfig& Tokenizer::config() const { return impl_->config; }
+
+}  // namespace modelkit::tokenizer

@@ -44,3 +44,4 @@ fi
 "${repo_root}/scripts/fetch_onnxruntime.sh"
 "${repo_root}/scripts/fetch_lavapipe.sh"
 "${repo_root}/scripts/fetch_test_models.sh"
+"${repo_root}/scripts/fetch_tokenizers.sh"

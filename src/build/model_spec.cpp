@@ -51,8 +51,10 @@ void ValidateSpec(const ModelSpec& spec, const std::string& where, int code) {
     fail("attention heads (" + std::to_string(spec.num_heads) + ") must be a multiple of key/value heads (" +
          std::to_string(spec.num_kv_heads) + ")");
   }
-  if (spec.head_dim % 2 != 0)
-    fail("head dim must be even for rotary embeddings (got " + std::to_string(spec.head_dim) + ")");
+  if (spec.head_dim % 16 != 0) {
+    fail("head dim must be a multiple of 16 for ONNX Runtime's GroupQueryAttention (got " +
+         std::to_string(spec.head_dim) + ")");
+  }
   if (!(spec.rms_norm_eps > 0)) fail("rms_norm_eps must be positive");
   if (!(spec.rope_theta > 0)) fail("rope_theta must be positive");
 }

@@ -37,7 +37,7 @@ struct ModelSpec {
 };
 
 // Throws Error(code) naming `where` (e.g. "config.json" or "--heads") when a dimension is not positive or the
-// heads do not group (num_heads % num_kv_heads), or head_dim is odd (rotary needs pairs).
+// heads do not group (num_heads % num_kv_heads), or head_dim is not a multiple of 16 (GroupQueryAttention).
 void ValidateSpec(const ModelSpec& spec, const std::string& where, int code);
 
 // Reads a Hugging Face config.json document (model_type qwen3/llama). Throws Error(kInvalidModel) naming `file`

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "modelkit/base/error.h"
 #include "modelkit/build/bundle_builder.h"
+#include "modelkit/device/ep_catalog.h"
 #include "progress_bar.h"
 
 namespace modelkit::app {
@@ -30,6 +31,16 @@ struct BuildFlags {
   std::string lm_head_precision;
   bool int4_zero_points = false;
 };
+
+// The provider key written into the pipeline's hardware stages: the catalog's alias for a known EP (any spelling),
+// nothing for CPU, and an unknown name as given (onnxruntime-genai tries it as a registered plugin EP).
+std::string PipelineEpKey(const std::string& ep) {
+  if (ep.empty()) return "";
+  const device::EpCatalog catalog = device::EpCatalog::BuiltIn();
+  const device::EpRow* row = catalog.Find(ep);
+  if (row == nullptr) return ep;
+  return row->Alias() == "cpu" ? "" : row->Alias();
+}
 
 build::Precision ParsePrecision(const std::string& text) {
   return text == "int4" ? build::Precision::kInt4 : build::Precision::kFp32;
@@ -73,6 +84,7 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
   options.precision = ParsePrecision(flags.precision);
   if (!flags.lm_head_precision.empty()) options.lm_head_precision = ParsePrecision(flags.lm_head_precision);
   options.int4_symmetric = !flags.int4_zero_points;
+  if (options.layout == build::Layout::kPipeline) options.ep = PipelineEpKey(options.ep);
   ApplyRandomFlags(flags, command);
 
   ProgressBar bar("building");

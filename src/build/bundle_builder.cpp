@@ -30,9 +30,9 @@ void CheckOptions(const BuildOptions& options) {
     throw UsageError("--block-size must be a power of two >= 16 (got " + std::to_string(options.block_size) + ")");
   }
   if (options.context_length && *options.context_length <= 0) throw UsageError("--context-length must be positive");
-  if (options.layout == Layout::kPipeline)
-    throw UsageError("--layout pipeline is not supported yet; use --layout flat");
-  if (!options.ep.empty()) throw UsageError("--ep applies to --layout pipeline only");
+  if (!options.ep.empty() && options.layout != Layout::kPipeline) {
+    throw UsageError("--ep applies to --layout pipeline only");
+  }
   std::error_code ec;
   if (fs::exists(options.output_dir, ec)) {
     if (!fs::is_directory(options.output_dir)) {
@@ -160,9 +160,19 @@ BuildResult BuildBundle(const BuildOptions& options) {
   graph.int4_symmetric = options.int4_symmetric;
   graph.int4_accuracy_level = options.int4_accuracy_level;
   graph.context_length = result.context_length;
-  result.bytes_written = WriteFlatDecoder(result.spec, *weights, graph, staging / "model.onnx", options.progress);
-  const std::string config = FlatGenaiConfig(result.spec, result.context_length, "model.onnx").dump(4) + "\n";
-  WriteFileAtomically(staging / "genai_config.json", config, /*overwrite=*/true);
+  BuildProgress progress(options.progress, TensorReads(result.spec, options.layout));
+  std::string config;
+  if (options.layout == Layout::kFlat) {
+    result.bytes_written = WriteFlatDecoder(result.spec, *weights, graph, staging / "model.onnx", progress);
+    config = FlatGenaiConfig(result.spec, result.context_length, "model.onnx").dump(4);
+  } else {
+    result.bytes_written += WriteEmbeddingsStage(result.spec, *weights, graph, staging / "embeddings.onnx", progress);
+    result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "ctx.onnx", 0, progress);
+    result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "iter.onnx", 1, progress);
+    result.bytes_written += WriteLmHeadStage(result.spec, *weights, graph, staging / "lm_head.onnx", progress);
+    config = PipelineGenaiConfig(result.spec, result.context_length, options.ep).dump(4);
+  }
+  WriteFileAtomically(staging / "genai_config.json", config + "\n", /*overwrite=*/true);
   for (const fs::path& file : tokenizer.files) {
     if (!fs::copy_file(file, staging / file.filename(), fs::copy_options::overwrite_existing, ec)) {
       throw RuntimeError("cannot copy " + file.string() + " into the bundle: " + ec.message());

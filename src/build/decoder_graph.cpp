@@ -20,10 +20,8 @@ namespace {
 class DecoderEmitter {
  public:
   DecoderEmitter(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
-                 OnnxModelWriter& writer, const std::function<void(int64_t, int64_t)>& progress)
-      : spec_(spec), weights_(weights), options_(options), writer_(writer), progress_(progress) {
-    total_ = static_cast<int64_t>(ExpectedTensors(spec).size()) + (spec.tie_word_embeddings ? 1 : 0);
-  }
+                 OnnxModelWriter& writer, BuildProgress& progress)
+      : spec_(spec), weights_(weights), options_(options), writer_(writer), progress_(progress) {}
 
   void EmitConstants() {
     const int64_t one = 1;
@@ -67,12 +65,12 @@ class DecoderEmitter {
     writer_.AddNode("Cast", {"/model/attn_mask/Gather/output_0"}, {total_length_}, {IntAttr("to", 6)});
   }
 
-  std::string EmitEmbeddings(const std::string& input_ids) {
+  std::string EmitEmbeddings(const std::string& input_ids,
+                             const std::string& out = "/model/embed_tokens/Gather/output_0") {
     const std::string name = "model.embed_tokens.weight";
     const std::vector<float> table = Load(name, {spec_.vocab_size, spec_.hidden_size});
     writer_.AddInitializer(name, OnnxType::kFloat, {spec_.vocab_size, spec_.hidden_size},
                            std::span<const float>(table));
-    const std::string out = "/model/embed_tokens/Gather/output_0";
     writer_.AddNode("Gather", {name, input_ids}, {out});
     return out;
   }
@@ -123,8 +121,11 @@ class DecoderEmitter {
     return out;
   }
 
-  void EmitHead(const std::string& hidden, const std::string& logits) {
-    const std::string x = Norm(hidden, "model.norm.weight", spec_.hidden_size, "/model/norm");
+  std::string EmitFinalNorm(const std::string& hidden) {
+    return Norm(hidden, "model.norm.weight", spec_.hidden_size, "/model/norm");
+  }
+
+  void EmitLmHead(const std::string& x, const std::string& logits) {
     const std::string weight = spec_.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight";
     const std::string out = Linear(x, weight, spec_.vocab_size, spec_.hidden_size, options_.lm_head_precision,
                                    "/lm_head", "lm_head.weight");
@@ -137,7 +138,7 @@ class DecoderEmitter {
  private:
   std::vector<float> Load(const std::string& name, const std::vector<int64_t>& shape) {
     std::vector<float> values = weights_.Load(name, shape);
-    if (progress_) progress_(++done_, total_);
+    progress_.Advance();
     return values;
   }
 
@@ -199,43 +200,102 @@ class DecoderEmitter {
   const WeightSource& weights_;
   const DecoderGraphOptions& options_;
   OnnxModelWriter& writer_;
-  const std::function<void(int64_t, int64_t)>& progress_;
-  int64_t done_ = 0;
-  int64_t total_ = 0;
+  BuildProgress& progress_;
   std::string seqlens_k_ = "/model/attn_mask/seqlens_k";
   std::string total_length_ = "/model/attn_mask/total_seq_len";
 };
 
-}  // namespace
-
-uint64_t WriteFlatDecoder(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
-                          const std::filesystem::path& model_path,
-                          const std::function<void(int64_t, int64_t)>& progress) {
-  OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
-  const std::string batch = "batch_size", seq = "sequence_length", total = "total_sequence_length",
-                    past = "past_sequence_length";
-  writer.AddInput("input_ids", OnnxType::kInt64, {batch, seq});
-  writer.AddInput("attention_mask", OnnxType::kInt64, {batch, total});
+void AddKvInputsOutputs(const ModelSpec& spec, OnnxModelWriter& writer, const OnnxDim& batch, const OnnxDim& past,
+                        const OnnxDim& present) {
   for (int64_t l = 0; l < spec.num_layers; ++l) {
     for (const char* format : {kPastKeyFormat, kPastValueFormat}) {
       writer.AddInput(FormatLayerName(format, l), OnnxType::kFloat, {batch, spec.num_kv_heads, past, spec.head_dim});
     }
   }
-  writer.AddOutput("logits", OnnxType::kFloat, {batch, seq, spec.vocab_size});
   for (int64_t l = 0; l < spec.num_layers; ++l) {
     for (const char* format : {kPresentKeyFormat, kPresentValueFormat}) {
-      writer.AddOutput(FormatLayerName(format, l), OnnxType::kFloat, {batch, spec.num_kv_heads, total, spec.head_dim});
+      writer.AddOutput(FormatLayerName(format, l), OnnxType::kFloat,
+                       {batch, spec.num_kv_heads, present, spec.head_dim});
     }
   }
-  DecoderEmitter emitter(spec, weights, options, writer, progress);
-  emitter.EmitConstants();
-  emitter.EmitSequenceLengths("attention_mask");
-  std::string hidden = emitter.EmitEmbeddings("input_ids");
+}
+
+std::string EmitLayers(const ModelSpec& spec, DecoderEmitter& emitter, std::string hidden) {
   for (int64_t l = 0; l < spec.num_layers; ++l) {
     hidden = emitter.EmitLayer(l, hidden, FormatLayerName(kPastKeyFormat, l), FormatLayerName(kPastValueFormat, l),
                                FormatLayerName(kPresentKeyFormat, l), FormatLayerName(kPresentValueFormat, l));
   }
-  emitter.EmitHead(hidden, "logits");
+  return hidden;
+}
+
+}  // namespace
+
+BuildProgress::BuildProgress(std::function<void(int64_t, int64_t)> callback, int64_t total)
+    : callback_(std::move(callback)), total_(total) {}
+
+void BuildProgress::Advance() {
+  ++done_;
+  if (callback_) callback_(done_, total_);
+}
+
+int64_t TensorReads(const ModelSpec& spec, Layout layout) {
+  const int64_t reads = static_cast<int64_t>(ExpectedTensors(spec).size()) + (spec.tie_word_embeddings ? 1 : 0);
+  if (layout == Layout::kFlat) return reads;
+  // ctx and iter each read the layers and the final norm.
+  return reads + (reads - 2);
+}
+
+uint64_t WriteFlatDecoder(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
+                          const std::filesystem::path& model_path, BuildProgress& progress) {
+  OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
+  const std::string batch = "batch_size", seq = "sequence_length", total = "total_sequence_length";
+  writer.AddInput("input_ids", OnnxType::kInt64, {batch, seq});
+  writer.AddInput("attention_mask", OnnxType::kInt64, {batch, total});
+  writer.AddOutput("logits", OnnxType::kFloat, {batch, seq, spec.vocab_size});
+  AddKvInputsOutputs(spec, writer, batch, "past_sequence_length", total);
+  DecoderEmitter emitter(spec, weights, options, writer, progress);
+  emitter.EmitConstants();
+  emitter.EmitSequenceLengths("attention_mask");
+  const std::string hidden = EmitLayers(spec, emitter, emitter.EmitEmbeddings("input_ids"));
+  emitter.EmitLmHead(emitter.EmitFinalNorm(hidden), "logits");
+  return writer.Finish();
+}
+
+uint64_t WriteEmbeddingsStage(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
+                              const std::filesystem::path& model_path, BuildProgress& progress) {
+  OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
+  writer.AddInput("input_ids", OnnxType::kInt64, {"batch_size", "sequence_length"});
+  writer.AddOutput(kEmbeddingsName, OnnxType::kFloat, {"batch_size", "sequence_length", spec.hidden_size});
+  DecoderEmitter emitter(spec, weights, options, writer, progress);
+  emitter.EmitEmbeddings("input_ids", kEmbeddingsName);
+  return writer.Finish();
+}
+
+uint64_t WriteLayersStage(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
+                          const std::filesystem::path& model_path, int64_t fixed_sequence_length,
+                          BuildProgress& progress) {
+  OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
+  const OnnxDim batch = int64_t{1};
+  const OnnxDim seq = fixed_sequence_length > 0 ? OnnxDim(fixed_sequence_length) : OnnxDim("sequence_length");
+  writer.AddInput(kEmbeddingsName, OnnxType::kFloat, {batch, seq, spec.hidden_size});
+  writer.AddInput("attention_mask", OnnxType::kInt64, {batch, "total_sequence_length"});
+  writer.AddOutput(kHiddenStatesName, OnnxType::kFloat, {batch, seq, spec.hidden_size});
+  AddKvInputsOutputs(spec, writer, batch, options.context_length, options.context_length);
+  DecoderEmitter emitter(spec, weights, options, writer, progress);
+  emitter.EmitConstants();
+  emitter.EmitSequenceLengths("attention_mask");
+  const std::string hidden = EmitLayers(spec, emitter, kEmbeddingsName);
+  writer.AddNode("Identity", {emitter.EmitFinalNorm(hidden)}, {kHiddenStatesName});
+  return writer.Finish();
+}
+
+uint64_t WriteLmHeadStage(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
+                          const std::filesystem::path& model_path, BuildProgress& progress) {
+  OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
+  writer.AddInput(kHiddenStatesName, OnnxType::kFloat, {"batch_size", "sequence_length", spec.hidden_size});
+  writer.AddOutput("logits", OnnxType::kFloat, {"batch_size", "sequence_length", spec.vocab_size});
+  DecoderEmitter emitter(spec, weights, options, writer, progress);
+  emitter.EmitLmHead(kHiddenStatesName, "logits");
   return writer.Finish();
 }
 

@@ -140,6 +140,30 @@ TEST_F(BuildCliTest, QwenTokenizerSetsVocabularyAndSpecialTokens) {
   EXPECT_EQ(runner.Run({151644, 872}).size(), 2u * 151669u);
 }
 
+TEST_F(BuildCliTest, PipelineEpIsNormalisedThroughTheCatalog) {
+  const std::pair<const char*, const char*> cases[] = {{"QNNExecutionProvider", R"([{"qnn": {}}])"},
+                                                       {"OpenVINO", R"([{"openvino": {}}])"},
+                                                       {"simnpu", R"([{"simnpu": {}}])"},
+                                                       {"cpu", "[]"}};
+  for (const auto& [ep, providers] : cases) {
+    SCOPED_TRACE(ep);
+    std::vector<std::string> args = RandomArgs(tmp_.path() / "out");
+    args.insert(args.end(), {"--layout", "pipeline", "--ep", ep, "--overwrite"});
+    const ProcessResult result = RunModelkit(args);
+    ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+    const nlohmann::json config =
+        nlohmann::json::parse(ReadTextFile(tmp_.path() / "out" / "genai_config.json", "config"));
+    const nlohmann::json& stages = config["model"]["decoder"]["pipeline"][0];
+    EXPECT_EQ(stages["ctx"]["session_options"]["provider_options"], nlohmann::json::parse(providers));
+    EXPECT_EQ(stages["iter"]["session_options"]["provider_options"], nlohmann::json::parse(providers));
+    EXPECT_EQ(stages["lm_head"]["session_options"]["provider_options"], nlohmann::json::array());
+  }
+  ExpectErrorLine(
+      RunModelkit({"build", "-o", (tmp_.path() / "flat").string(), "--random", "--arch", "llama", "--hidden-size", "32",
+                   "--layers", "1", "--heads", "2", "--intermediate-size", "32", "--vocab-size", "50", "--ep", "qnn"}),
+      2, "--ep applies to --layout pipeline only");
+}
+
 TEST_F(BuildCliTest, NonEmptyOutputNeedsOverwrite) {
   fs::create_directories(tmp_.path() / "out");
   std::ofstream(tmp_.path() / "out" / "keep.txt") << "x";

@@ -54,7 +54,12 @@ LogitComparison CompareWithReference(const std::filesystem::path& bundle, Refere
                                      const std::vector<int64_t>& prompt, int decode_steps,
                                      int64_t shared_buffer_length) {
   FlatDecoderRunner runner(bundle, shared_buffer_length);
-  const int64_t vocab = runner.vocab_size();
+  return CompareRunWithReference([&](const std::vector<int64_t>& chunk) { return runner.Run(chunk); },
+                                 runner.vocab_size(), reference, prompt, decode_steps);
+}
+
+LogitComparison CompareRunWithReference(const ChunkRunner& run, int64_t vocab, ReferenceDecoder& reference,
+                                        const std::vector<int64_t>& prompt, int decode_steps) {
   LogitComparison result;
   std::vector<float> expected;
   const auto compare = [&](const float* actual, const std::vector<float>& wanted) {
@@ -68,14 +73,14 @@ LogitComparison CompareWithReference(const std::filesystem::path& bundle, Refere
     if (argmax_a != argmax_w) result.same_argmax = false;
     ++result.positions;
   };
-  const std::vector<float> prefill = runner.Run(prompt);
+  const std::vector<float> prefill = run(prompt);
   for (size_t p = 0; p < prompt.size(); ++p) {
     expected = reference.Step(prompt[p]);
     compare(prefill.data() + static_cast<int64_t>(p) * vocab, expected);
   }
   for (int step = 0; step < decode_steps; ++step) {
     const int64_t next = std::max_element(expected.begin(), expected.end()) - expected.begin();
-    const std::vector<float> logits = runner.Run({next});
+    const std::vector<float> logits = run({next});
     expected = reference.Step(next);
     compare(logits.data(), expected);
   }

@@ -37,4 +37,11 @@ LogitComparison CompareWithReference(const std::filesystem::path& bundle, Refere
                                      const std::vector<int64_t>& prompt, int decode_steps,
                                      int64_t shared_buffer_length = 0);
 
+// Feeds a chunk of tokens to a bundle runner and returns logits [chunk, vocab].
+using ChunkRunner = std::function<std::vector<float>(const std::vector<int64_t>&)>;
+
+// The same comparison for any runner (e.g. a PipelineRunner).
+LogitComparison CompareRunWithReference(const ChunkRunner& run, int64_t vocab, ReferenceDecoder& reference,
+                                        const std::vector<int64_t>& prompt, int decode_steps);
+
 }  // namespace modelkit::test

@@ -85,9 +85,10 @@ int main(int argc, char** argv) {
               usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6, usage.ru_maxrss / 1024.0, bytes / 1048576.0);
   if (load) {
     const auto load_start = std::chrono::steady_clock::now();
+    Ort::Env& env = modelkit::ort::SharedEnv();  // initialises the C++ API before any other Ort object
     Ort::SessionOptions options;
     options.SetIntraOpNumThreads(1);
-    Ort::Session session(modelkit::ort::SharedEnv(), (out / "model.onnx").c_str(), options);
+    Ort::Session session(env, (out / "model.onnx").c_str(), options);
     std::printf("ORT CPU session created in %.1f s (%zu inputs, %zu outputs)\n",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count(),
                 session.GetInputCount(), session.GetOutputCount());

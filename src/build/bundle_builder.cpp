@@ -110,6 +110,10 @@ BuildResult BuildBundle(const BuildOptions& options) {
     tokenizer = InspectTokenizer(options.tokenizer_dir.value_or(dir), options.tokenizer_dir.has_value());
     generation_config = options.tokenizer_dir.value_or(dir) / "generation_config.json";
     auto checkpoint = std::make_unique<SafetensorsCheckpoint>(dir);
+    // Checkpoints saved without the key and without lm_head.weight share the embeddings.
+    if (!config.contains("tie_word_embeddings") && !checkpoint->Contains("lm_head.weight")) {
+      result.spec.tie_word_embeddings = true;
+    }
     for (const TensorRef& ref : ExpectedTensors(result.spec)) {
       if (!checkpoint->Contains(ref.name)) {
         throw Invalid("checkpoint " + dir.string() + " has no tensor '" + ref.name + "' (needed by " +

@@ -82,7 +82,8 @@ ModelSpec SpecFromHfConfig(const nlohmann::json& config, const std::string& file
   if (const auto it = config.find("rms_norm_eps"); it != config.end() && it->is_number()) spec.rms_norm_eps = *it;
   spec.rope_theta = spec.arch == Arch::kQwen3 ? 1e6 : 1e4;
   if (const auto it = config.find("rope_theta"); it != config.end() && it->is_number()) spec.rope_theta = *it;
-  spec.tie_word_embeddings = config.value("tie_word_embeddings", spec.arch == Arch::kQwen3 ? true : false);
+  // Absent means the transformers default of both classes (false); BuildBundle then looks for lm_head.weight.
+  spec.tie_word_embeddings = config.value("tie_word_embeddings", false);
   if (const auto it = config.find("hidden_act"); it != config.end() && it->is_string() && *it != "silu") {
     throw Invalid(file + ": unsupported hidden_act '" + it->get<std::string>() + "'; supported: silu");
   }

@@ -82,6 +82,18 @@ TEST(BuildCheckpointTest, HalfPrecisionCheckpointsMatchTheReferenceOnRoundedWeig
   }
 }
 
+TEST(BuildCheckpointTest, WithoutTieKeyTheEmbeddingsAreSharedOnlyWhenLmHeadIsAbsent) {
+  TempDir tmp;
+  const build::ModelSpec spec = TinySpec(Arch::kQwen3);  // tied: no lm_head.weight written
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
+  std::string config = ReadTextFile(tmp.path() / "ckpt" / "config.json", "config");
+  const size_t at = config.find("\"tie_word_embeddings\"");
+  config.erase(at, config.find('\n', at) - at + 1);
+  tmp.Write("ckpt/config.json", config);
+  EXPECT_TRUE(
+      build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle")).spec.tie_word_embeddings);
+}
+
 TEST(BuildCheckpointTest, SpecialTokensComeFromConfigAndGenerationConfig) {
   TempDir tmp;
   const build::ModelSpec spec = TinySpec(Arch::kQwen3);

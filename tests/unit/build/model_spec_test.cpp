@@ -38,7 +38,7 @@ TEST(ModelSpecTest, LlamaDefaultsHeadDimAndKvHeads) {
   config["model_type"] = "llama";
   config.erase("head_dim");
   config.erase("num_key_value_heads");
-  config.erase("tie_word_embeddings");
+  config.erase("tie_word_embeddings");  // the transformers default: false
   const ModelSpec spec = SpecFromHfConfig(config, "config.json");
   EXPECT_EQ(spec.head_dim, 64);
   EXPECT_EQ(spec.num_kv_heads, 16);

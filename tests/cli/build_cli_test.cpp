@@ -86,6 +86,17 @@ TEST_F(BuildCliTest, RandomBuildWritesABundleThatRuns) {
   EXPECT_EQ(runner.Run({1, 2, 3}).size(), 300u);
 }
 
+// The progress bar is drawn on a terminal only: under a pseudo-terminal (util-linux `script`) it appears.
+TEST_F(BuildCliTest, ProgressBarOnlyOnATerminal) {
+  std::string command = MODELKIT_BINARY;
+  for (const std::string& arg : RandomArgs(tmp_.path() / "out")) command += " " + arg;
+  const ProcessResult on_terminal = RunProcess({"/usr/bin/script", "-qec", command + " >/dev/null", "/dev/null"});
+  ASSERT_EQ(on_terminal.exit_code, 0) << on_terminal.stderr_text;
+  EXPECT_NE(on_terminal.stdout_text.find("building ["), std::string::npos) << on_terminal.stdout_text;
+  // qwen3, 2 layers: embeddings + 2 x 11 + final norm + the tied lm_head's second read of the embeddings
+  EXPECT_NE(on_terminal.stdout_text.find("25/25 tensors"), std::string::npos) << on_terminal.stdout_text;
+}
+
 TEST_F(BuildCliTest, CheckpointBuildWithInt4) {
   const fs::path checkpoint = WriteCheckpoint();
   const ProcessResult result =

@@ -29,6 +29,7 @@ struct BuildFlags {
   std::string layout = "flat";
   std::string precision = "fp32";
   std::string lm_head_precision;
+  std::string embeddings_precision = "fp32";
   bool int4_zero_points = false;
 };
 
@@ -83,6 +84,7 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
   options.layout = flags.layout == "pipeline" ? build::Layout::kPipeline : build::Layout::kFlat;
   options.precision = ParsePrecision(flags.precision);
   if (!flags.lm_head_precision.empty()) options.lm_head_precision = ParsePrecision(flags.lm_head_precision);
+  options.embeddings_precision = ParsePrecision(flags.embeddings_precision);
   options.int4_symmetric = !flags.int4_zero_points;
   if (options.layout == build::Layout::kPipeline) options.ep = PipelineEpKey(options.ep);
   ApplyRandomFlags(flags, command);
@@ -137,6 +139,11 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
       ->capture_default_str();
   command->add_option("--lm-head-precision", flags->lm_head_precision, "Precision of lm_head (default: --precision)")
       ->transform(CLI::IsMember({"fp32", "int4"}, CLI::ignore_case));
+  command
+      ->add_option("--embeddings-precision", flags->embeddings_precision,
+                   "Precision of the embedding table (int4: GatherBlockQuantized)")
+      ->transform(CLI::IsMember({"fp32", "int4"}, CLI::ignore_case))
+      ->capture_default_str();
   command->add_option("--block-size", o.block_size, "int4 block size along K")->capture_default_str();
   command->add_flag("--int4-zero-points", flags->int4_zero_points,
                     "Asymmetric int4 with per-block zero points (default: symmetric, zero point 8)");

@@ -160,6 +160,11 @@ BuildResult BuildBundle(const BuildOptions& options) {
   DecoderGraphOptions graph;
   graph.precision = options.precision;
   graph.lm_head_precision = options.lm_head_precision.value_or(options.precision);
+  graph.embeddings_precision = options.embeddings_precision;
+  if (graph.embeddings_precision == Precision::kInt4 && result.spec.hidden_size % options.block_size != 0) {
+    throw UsageError("int4 embeddings need the hidden size (" + std::to_string(result.spec.hidden_size) +
+                     ") to be a multiple of --block-size (" + std::to_string(options.block_size) + ")");
+  }
   graph.block_size = options.block_size;
   graph.int4_symmetric = options.int4_symmetric;
   graph.int4_accuracy_level = options.int4_accuracy_level;

@@ -68,10 +68,30 @@ class DecoderEmitter {
   std::string EmitEmbeddings(const std::string& input_ids,
                              const std::string& out = "/model/embed_tokens/Gather/output_0") {
     const std::string name = "model.embed_tokens.weight";
-    const std::vector<float> table = Load(name, {spec_.vocab_size, spec_.hidden_size});
-    writer_.AddInitializer(name, OnnxType::kFloat, {spec_.vocab_size, spec_.hidden_size},
-                           std::span<const float>(table));
-    writer_.AddNode("Gather", {name, input_ids}, {out});
+    const int64_t vocab = spec_.vocab_size, hidden = spec_.hidden_size;
+    const std::vector<float> table = Load(name, {vocab, hidden});
+    if (options_.embeddings_precision == Precision::kFp32) {
+      writer_.AddInitializer(name, OnnxType::kFloat, {vocab, hidden}, std::span<const float>(table));
+      writer_.AddNode("Gather", {name, input_ids}, {out});
+      return out;
+    }
+    // GatherBlockQuantized (com.microsoft) over uint8 data holding two 4-bit values per byte, blocks along the
+    // hidden axis; zero points are always given (8 when symmetric) so no operator default is relied on.
+    const Int4Weight q = QuantizeInt4(table, vocab, hidden, options_.block_size, options_.int4_symmetric);
+    const int64_t zp_per_row = (q.blocks_per_row + 1) / 2;
+    std::vector<uint8_t> zero_points = q.zero_points;
+    if (zero_points.empty()) zero_points.assign(static_cast<size_t>(vocab * zp_per_row), 0x88);
+    writer_.AddInitializer(name + ".qweight", OnnxType::kUint8, {vocab, hidden / 2},
+                           std::span<const uint8_t>(q.packed));
+    writer_.AddInitializer(name + ".scales", OnnxType::kFloat, {vocab, q.blocks_per_row},
+                           std::span<const float>(q.scales));
+    writer_.AddInitializer(name + ".zero_points", OnnxType::kUint8, {vocab, zp_per_row},
+                           std::span<const uint8_t>(zero_points));
+    writer_.AddNode("GatherBlockQuantized", {name + ".qweight", input_ids, name + ".scales", name + ".zero_points"},
+                    {out},
+                    {IntAttr("gather_axis", 0), IntAttr("quantize_axis", 1), IntAttr("block_size", options_.block_size),
+                     IntAttr("bits", 4)},
+                    "com.microsoft");
     return out;
   }
 

@@ -18,6 +18,7 @@ namespace modelkit::build {
 struct DecoderGraphOptions {
   Precision precision = Precision::kFp32;
   Precision lm_head_precision = Precision::kFp32;
+  Precision embeddings_precision = Precision::kFp32;
   int64_t block_size = 32;
   bool int4_symmetric = true;
   int64_t int4_accuracy_level = 4;

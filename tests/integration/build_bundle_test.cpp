@@ -122,6 +122,37 @@ TEST_P(BuildBundleTest, Int4MatchesReferenceWithDequantisedWeights) {
   }
 }
 
+TEST_P(BuildBundleTest, Int4EmbeddingsMatchReferenceWithDequantisedTable) {
+  for (const bool symmetric : {true, false}) {
+    SCOPED_TRACE(symmetric ? "symmetric" : "zero points");
+    TempDir tmp;
+    build::BuildOptions options = RandomOptions(tmp.path() / "bundle", GetParam());
+    options.embeddings_precision = build::Precision::kInt4;
+    options.int4_symmetric = symmetric;
+    options.block_size = 16;
+    const build::BuildResult result = build::BuildBundle(options);
+    const build::ModelSpec& spec = result.spec;
+    ReferenceWeights weights = ReferenceWeightsFrom(spec, build::RandomWeights(spec, options.seed));
+    ReferenceConfig config = ReferenceConfigFor(spec);
+    if (spec.tie_word_embeddings) {  // lm_head stays fp32: the original table
+      weights["lm_head.weight"] = weights["model.embed_tokens.weight"];
+      config.tie_word_embeddings = false;
+    }
+    std::vector<float>& table = weights["model.embed_tokens.weight"];
+    table = Dequantize(build::QuantizeInt4(table, spec.vocab_size, spec.hidden_size, 16, symmetric));
+    ReferenceDecoder reference(config, std::move(weights));
+    const LogitComparison cmp = CompareWithReference(options.output_dir, reference, kPrompt, kDecodeSteps);
+    std::printf("[ int4 embeddings %s %s ] max |logit diff| = %.3g\n", build::ArchName(GetParam()).c_str(),
+                symmetric ? "symmetric" : "zero-points", cmp.max_abs_diff);
+    EXPECT_LT(cmp.max_abs_diff, kFp32Tolerance);
+    EXPECT_TRUE(cmp.same_argmax);
+    ReferenceDecoder fp32_reference(ReferenceConfigFor(spec),
+                                    ReferenceWeightsFrom(spec, build::RandomWeights(spec, options.seed)));
+    EXPECT_GT(CompareWithReference(options.output_dir, fp32_reference, kPrompt, kDecodeSteps).max_abs_diff,
+              50 * kFp32Tolerance);
+  }
+}
+
 TEST_P(BuildBundleTest, SameSeedSameBundleOtherSeedOtherWeights) {
   TempDir tmp;
   build::BuildBundle(RandomOptions(tmp.path() / "a", GetParam(), 3));

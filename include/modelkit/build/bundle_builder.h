@@ -29,6 +29,8 @@ struct BuildOptions {
   Layout layout = Layout::kFlat;
   Precision precision = Precision::kFp32;
   std::optional<Precision> lm_head_precision;  // default: `precision`
+  // int4 embeddings use GatherBlockQuantized and need hidden_size % block_size == 0.
+  Precision embeddings_precision = Precision::kFp32;
   int64_t block_size = 32;
   bool int4_symmetric = true;
   int64_t int4_accuracy_level = 4;        // MatMulNBits accuracy_level: 0 = fp32 math, 4 = int8 activations (fast)

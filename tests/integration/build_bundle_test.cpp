@@ -122,6 +122,34 @@ TEST_P(BuildBundleTest, Int4MatchesReferenceWithDequantisedWeights) {
   }
 }
 
+// The default accuracy_level 4 quantises activations to int8 inside MatMulNBits: close, not exact.
+TEST_P(BuildBundleTest, Int4DefaultAccuracyLevelStaysClose) {
+  TempDir tmp;
+  build::BuildOptions options = RandomOptions(tmp.path() / "bundle", GetParam());
+  options.precision = build::Precision::kInt4;
+  const build::BuildResult result = build::BuildBundle(options);
+  const build::ModelSpec& spec = result.spec;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const build::TensorRef& ref : build::ExpectedTensors(spec)) shapes[ref.name] = ref.shape;
+  ReferenceWeights weights =
+      ReferenceWeightsFrom(spec, build::RandomWeights(spec, options.seed), [&](const std::string& name, auto& w) {
+        if (IsLinear(name) || name == "lm_head.weight") {
+          w = Dequantize(build::QuantizeInt4(w, shapes.at(name)[0], shapes.at(name)[1], 32, true));
+        }
+      });
+  ReferenceConfig config = ReferenceConfigFor(spec);
+  if (spec.tie_word_embeddings) {
+    weights["lm_head.weight"] = Dequantize(
+        build::QuantizeInt4(weights["model.embed_tokens.weight"], spec.vocab_size, spec.hidden_size, 32, true));
+    config.tie_word_embeddings = false;
+  }
+  ReferenceDecoder reference(config, std::move(weights));
+  const LogitComparison cmp = CompareWithReference(options.output_dir, reference, kPrompt, kDecodeSteps);
+  std::printf("[ int4 %s accuracy_level 4 ] max |logit diff| = %.3g (max |logit| %.3g)\n",
+              build::ArchName(GetParam()).c_str(), cmp.max_abs_diff, cmp.max_abs_reference);
+  EXPECT_LT(cmp.max_abs_diff, 0.05 * cmp.max_abs_reference);
+}
+
 TEST_P(BuildBundleTest, Int4EmbeddingsMatchReferenceWithDequantisedTable) {
   for (const bool symmetric : {true, false}) {
     SCOPED_TRACE(symmetric ? "symmetric" : "zero points");

@@ -2,8 +2,10 @@
 // (one error line, exit 2 or 3, nothing left behind).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "modelkit/base/files.h"
 #include "modelkit/build/random_weights.h"
@@ -173,6 +175,47 @@ TEST_F(BuildCliTest, PipelineEpIsNormalisedThroughTheCatalog) {
       RunModelkit({"build", "-o", (tmp_.path() / "flat").string(), "--random", "--arch", "llama", "--hidden-size", "32",
                    "--layers", "1", "--heads", "2", "--intermediate-size", "32", "--vocab-size", "50", "--ep", "qnn"}),
       2, "--ep applies to --layout pipeline only");
+}
+
+// Our protobuf encoder read back by the official onnx package (Debian's python3-onnx), external data included.
+TEST_F(BuildCliTest, OnnxPackageReadsEveryBuiltModel) {
+  std::vector<std::string> args = RandomArgs(tmp_.path() / "out");
+  args.insert(args.end(), {"--layout", "pipeline", "--precision", "int4", "--block-size", "16", "--int4-zero-points",
+                           "--embeddings-precision", "int4"});
+  ASSERT_EQ(RunModelkit(args).exit_code, 0);
+  const std::string script = R"(
+import json, sys, onnx
+summary = {}
+for stage in ["embeddings", "ctx", "iter", "lm_head"]:
+    m = onnx.load(sys.argv[1] + "/" + stage + ".onnx", load_external_data=False)
+    external = sum(1 for t in m.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL)
+    onnx.load_external_data_for_model(m, sys.argv[1])
+    ops = sorted({n.op_type for n in m.graph.node})
+    summary[stage] = {"ir": m.ir_version, "ops": ops, "external": external,
+                      "bytes": sum(len(t.raw_data) for t in m.graph.initializer),
+                      "inputs": [i.name for i in m.graph.input], "outputs": [o.name for o in m.graph.output],
+                      "opsets": {o.domain: o.version for o in m.opset_import}}
+print(json.dumps(summary))
+)";
+  const ProcessResult result = RunProcess({"/usr/bin/python3", "-c", script, (tmp_.path() / "out").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const nlohmann::json summary = nlohmann::json::parse(result.stdout_text);
+  EXPECT_EQ(summary["embeddings"]["ops"], nlohmann::json::parse(R"(["GatherBlockQuantized"])"));
+  EXPECT_EQ(summary["embeddings"]["inputs"], nlohmann::json::parse(R"(["input_ids"])"));
+  EXPECT_EQ(summary["lm_head"]["ops"], nlohmann::json::parse(R"(["Identity", "MatMulNBits"])"));
+  EXPECT_EQ(summary["ctx"]["ir"], 10);
+  EXPECT_EQ(summary["ctx"]["opsets"], nlohmann::json::parse(R"({"": 21, "com.microsoft": 1})"));
+  EXPECT_EQ(summary["ctx"]["ops"], summary["iter"]["ops"]);
+  for (const char* op : {"GroupQueryAttention", "MatMulNBits", "SimplifiedLayerNormalization", "ReduceSum"}) {
+    EXPECT_TRUE(std::find(summary["ctx"]["ops"].begin(), summary["ctx"]["ops"].end(), op) !=
+                summary["ctx"]["ops"].end())
+        << op;
+  }
+  EXPECT_GT(summary["ctx"]["external"].get<int>(), 0);
+  EXPECT_EQ(summary["ctx"]["outputs"][0], "hidden_states");
+  EXPECT_EQ(summary["ctx"]["inputs"].size(), 2u + 2u * 2u);  // embeddings, mask, 2 layers x K/V
+  // Every byte the model files point at was read back (data_location external -> raw_data after loading).
+  EXPECT_GT(summary["ctx"]["bytes"].get<int64_t>(), 10000);
 }
 
 TEST_F(BuildCliTest, NonEmptyOutputNeedsOverwrite) {

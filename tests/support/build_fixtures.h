@@ -5,11 +5,17 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <ostream>
 #include <vector>
 
 #include "modelkit/build/model_spec.h"
 #include "modelkit/build/weight_source.h"
 #include "support/reference_decoder.h"
+
+namespace modelkit::build {
+// Test output names the architecture instead of printing its bytes.
+inline void PrintTo(Arch arch, std::ostream* out) { *out << ArchName(arch); }
+}  // namespace modelkit::build
 
 namespace modelkit::test {
 

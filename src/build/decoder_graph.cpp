@@ -32,13 +32,13 @@ class DecoderEmitter {
                            std::span<const int64_t>(heads_shape));
     const int64_t flat_shape[] = {0, 0, -1};
     writer_.AddInitializer("/model/constants/flat_shape", OnnxType::kInt64, {3}, std::span<const int64_t>(flat_shape));
-    // Rotary caches [context_length, head_dim / 2]: angle = position * theta^(-2i / head_dim).
+    // Rotary caches [context_length, head_dim / 2]: angle = position * inverse frequency.
     const int64_t half = spec_.head_dim / 2;
     std::vector<float> cos_cache(static_cast<size_t>(options_.context_length * half));
     std::vector<float> sin_cache(cos_cache.size());
+    const std::vector<double> inv_freqs = RopeInverseFrequencies(spec_);
     for (int64_t i = 0; i < half; ++i) {
-      const double inv_freq =
-          std::pow(spec_.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(spec_.head_dim));
+      const double inv_freq = inv_freqs[static_cast<size_t>(i)];
       for (int64_t pos = 0; pos < options_.context_length; ++pos) {
         const double angle = static_cast<double>(pos) * inv_freq;
         cos_cache[static_cast<size_t>(pos * half + i)] = static_cast<float>(std::cos(angle));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "modelkit/base/error.h"
@@ -25,7 +26,65 @@ std::optional<int64_t> OptionalInt(const nlohmann::json& config, const std::stri
   return it->get<int64_t>();
 }
 
+double RopeNumber(const nlohmann::json& scaling, const char* key, double fallback, const std::string& file) {
+  const auto it = scaling.find(key);
+  if (it == scaling.end() || it->is_null()) return fallback;
+  if (!it->is_number() || !(it->get<double>() > 0)) {
+    throw Invalid(file + ": rope_scaling." + key + " must be a positive number");
+  }
+  return it->get<double>();
+}
+
+RopeScaling ParseRopeScaling(const nlohmann::json& scaling, const std::string& file) {
+  if (!scaling.is_object()) throw Invalid(file + ": rope_scaling must be an object or null");
+  // transformers spells the kind "rope_type" (older files: "type").
+  std::string type = scaling.value("rope_type", scaling.value("type", std::string("default")));
+  RopeScaling rope;
+  if (type == "default") return rope;
+  if (type != "linear" && type != "llama3") {
+    throw Invalid(file + ": rope_scaling type '" + type + "' is not supported yet; supported: default, linear, llama3");
+  }
+  rope.type = type == "linear" ? RopeScaling::Type::kLinear : RopeScaling::Type::kLlama3;
+  rope.factor = RopeNumber(scaling, "factor", 0, file);
+  if (rope.factor == 0) throw Invalid(file + ": rope_scaling.factor is missing");
+  if (rope.type == RopeScaling::Type::kLlama3) {
+    rope.low_freq_factor = RopeNumber(scaling, "low_freq_factor", 1.0, file);
+    rope.high_freq_factor = RopeNumber(scaling, "high_freq_factor", 4.0, file);
+    rope.original_max_position_embeddings = RopeNumber(scaling, "original_max_position_embeddings", 8192, file);
+    if (rope.high_freq_factor <= rope.low_freq_factor) {
+      throw Invalid(file + ": rope_scaling.high_freq_factor must exceed low_freq_factor");
+    }
+  }
+  return rope;
+}
+
 }  // namespace
+
+std::vector<double> RopeInverseFrequencies(const ModelSpec& spec) {
+  const int64_t half = spec.head_dim / 2;
+  std::vector<double> inv_freq(static_cast<size_t>(half));
+  const RopeScaling& rope = spec.rope_scaling;
+  constexpr double kPi = 3.14159265358979323846;
+  for (int64_t i = 0; i < half; ++i) {
+    double f = std::pow(spec.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(spec.head_dim));
+    if (rope.type == RopeScaling::Type::kLinear) {
+      f /= rope.factor;
+    } else if (rope.type == RopeScaling::Type::kLlama3) {
+      const double wavelen = 2 * kPi / f;
+      const double low_freq_wavelen = rope.original_max_position_embeddings / rope.low_freq_factor;
+      const double high_freq_wavelen = rope.original_max_position_embeddings / rope.high_freq_factor;
+      if (wavelen > low_freq_wavelen) {
+        f /= rope.factor;
+      } else if (wavelen >= high_freq_wavelen) {
+        const double smooth = (rope.original_max_position_embeddings / wavelen - rope.low_freq_factor) /
+                              (rope.high_freq_factor - rope.low_freq_factor);
+        f = (1 - smooth) * f / rope.factor + smooth * f;
+      }
+    }
+    inv_freq[static_cast<size_t>(i)] = f;
+  }
+  return inv_freq;
+}
 
 std::string ArchName(Arch arch) { return arch == Arch::kQwen3 ? "qwen3" : "llama"; }
 
@@ -88,7 +147,7 @@ ModelSpec SpecFromHfConfig(const nlohmann::json& config, const std::string& file
     throw Invalid(file + ": unsupported hidden_act '" + it->get<std::string>() + "'; supported: silu");
   }
   if (const auto it = config.find("rope_scaling"); it != config.end() && !it->is_null()) {
-    throw Invalid(file + ": rope_scaling is not supported yet; only plain rotary embeddings are");
+    spec.rope_scaling = ParseRopeScaling(*it, file);
   }
   if (config.value("attention_bias", false)) throw Invalid(file + ": attention_bias is not supported yet");
   if (const auto it = config.find("torch_dtype"); it != config.end() && it->is_string()) {

@@ -94,6 +94,37 @@ TEST(BuildCheckpointTest, WithoutTieKeyTheEmbeddingsAreSharedOnlyWhenLmHeadIsAbs
       build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle")).spec.tie_word_embeddings);
 }
 
+TEST(BuildCheckpointTest, RopeScalingLinearAndLlama3MatchTheReference) {
+  const build::ModelSpec spec = TinySpec(Arch::kLlama);
+  const build::RandomWeights weights(spec, 8);
+  // original_max_position_embeddings 64 puts head_dim 16's wavelengths (6 ... 20000) in all three llama3 bands.
+  const std::pair<const char*, const char*> cases[] = {
+      {"linear", R"({"rope_type": "linear", "factor": 2.0})"},
+      {"llama3", R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                    "original_max_position_embeddings": 64})"}};
+  for (const auto& [type, scaling] : cases) {
+    SCOPED_TRACE(type);
+    TempDir tmp;
+    WriteHfCheckpoint(tmp.path() / "ckpt", spec, weights, "F32");
+    std::string config = ReadTextFile(tmp.path() / "ckpt" / "config.json", "config");
+    config.replace(config.find("\"rope_scaling\": null"), 20, std::string("\"rope_scaling\": ") + scaling);
+    tmp.Write("ckpt/config.json", config);
+    build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+    ReferenceConfig reference_config = ReferenceConfigFor(spec);
+    reference_config.rope_type = type;
+    reference_config.rope_factor = std::string(type) == "linear" ? 2.0 : 8.0;
+    reference_config.rope_original_max_positions = 64;
+    ReferenceDecoder reference(reference_config, ReferenceWeightsFrom(spec, weights));
+    const std::vector<int64_t> long_prompt = {5, 9, 14, 200, 31, 7, 7, 7, 100, 101, 102, 33, 64, 12, 0, 250};
+    const LogitComparison cmp = CompareWithReference(tmp.path() / "bundle", reference, long_prompt, 8);
+    std::printf("[ llama rope_scaling %s ] max |logit diff| = %.3g\n", type, cmp.max_abs_diff);
+    EXPECT_LT(cmp.max_abs_diff, 2e-3);
+    ReferenceDecoder unscaled(ReferenceConfigFor(spec), ReferenceWeightsFrom(spec, weights));
+    EXPECT_GT(CompareWithReference(tmp.path() / "bundle", unscaled, long_prompt, 8).max_abs_diff, 0.05)
+        << "the scaling must change something for this test to mean anything";
+  }
+}
+
 TEST(BuildCheckpointTest, SpecialTokensComeFromConfigAndGenerationConfig) {
   TempDir tmp;
   const build::ModelSpec spec = TinySpec(Arch::kQwen3);

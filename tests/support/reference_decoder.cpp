@@ -16,7 +16,26 @@ ReferenceDecoder::ReferenceDecoder(ReferenceConfig config, ReferenceWeights weig
     : config_(config),
       weights_(std::move(weights)),
       keys_(static_cast<size_t>(config.num_layers)),
-      values_(static_cast<size_t>(config.num_layers)) {}
+      values_(static_cast<size_t>(config.num_layers)) {
+  const double pi = std::acos(-1.0);
+  for (int64_t i = 0; i < config.head_dim; i += 2) {
+    const double base =
+        1.0 / std::pow(config.rope_theta, static_cast<double>(i) / static_cast<double>(config.head_dim));
+    double f = base;
+    if (config.rope_type == "linear") f = base / config.rope_factor;
+    if (config.rope_type == "llama3") {
+      const double wavelen = 2 * pi / base;
+      const double low_freq_wavelen = config.rope_original_max_positions / config.rope_low_freq_factor;
+      const double high_freq_wavelen = config.rope_original_max_positions / config.rope_high_freq_factor;
+      const double scaled = wavelen > low_freq_wavelen ? base / config.rope_factor : base;
+      const double smooth = (config.rope_original_max_positions / wavelen - config.rope_low_freq_factor) /
+                            (config.rope_high_freq_factor - config.rope_low_freq_factor);
+      const bool medium = !(wavelen < high_freq_wavelen) && !(wavelen > low_freq_wavelen);
+      f = medium ? (1 - smooth) * scaled / config.rope_factor + smooth * scaled : scaled;
+    }
+    inv_freq_.push_back(f);
+  }
+}
 
 const std::vector<float>& ReferenceDecoder::W(const std::string& name) const {
   const auto it = weights_.find(name);
@@ -49,8 +68,7 @@ std::vector<double> ReferenceDecoder::MatVec(const std::vector<float>& w, const 
 void ReferenceDecoder::Rope(double* vec, int64_t position) const {
   const int64_t d = config_.head_dim, half = d / 2;
   for (int64_t i = 0; i < half; ++i) {
-    const double angle = static_cast<double>(position) *
-                         std::pow(config_.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+    const double angle = static_cast<double>(position) * inv_freq_[static_cast<size_t>(i)];
     const double c = std::cos(angle), s = std::sin(angle);
     const double x1 = vec[i], x2 = vec[i + half];
     vec[i] = x1 * c - x2 * s;

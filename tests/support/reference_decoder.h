@@ -20,6 +20,12 @@ struct ReferenceConfig {
   int64_t vocab_size = 0;
   double rms_norm_eps = 1e-6;
   double rope_theta = 1e6;
+  // rope_scaling as in transformers' _compute_{linear,llama3}_parameters: "default", "linear" or "llama3".
+  std::string rope_type = "default";
+  double rope_factor = 1.0;
+  double rope_low_freq_factor = 1.0;
+  double rope_high_freq_factor = 4.0;
+  double rope_original_max_positions = 8192;
   bool qk_norm = false;  // Qwen3
   bool tie_word_embeddings = false;
 };
@@ -44,6 +50,7 @@ class ReferenceDecoder {
   void Rope(double* vec, int64_t position) const;
 
   ReferenceConfig config_;
+  std::vector<double> inv_freq_;
   ReferenceWeights weights_;
   int64_t position_ = 0;
   // Per layer: keys and values of every past position, [position][kv_heads * head_dim].

@@ -18,6 +18,16 @@ std::string ArchName(Arch arch);
 // Accepts the names above (case-insensitive); nullopt otherwise.
 std::optional<Arch> ParseArch(const std::string& name);
 
+// Hugging Face rope_scaling: none, "linear" (frequencies / factor) or "llama3" (Llama 3.1+: low frequencies / factor,
+// high kept, smooth in between).
+struct RopeScaling {
+  enum class Type { kNone, kLinear, kLlama3 } type = Type::kNone;
+  double factor = 1.0;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  double original_max_position_embeddings = 8192;
+};
+
 struct ModelSpec {
   Arch arch = Arch::kQwen3;
   int64_t hidden_size = 0;
@@ -29,6 +39,7 @@ struct ModelSpec {
   int64_t vocab_size = 0;
   double rms_norm_eps = 1e-6;
   double rope_theta = 1e6;
+  RopeScaling rope_scaling;
   int64_t max_position_embeddings = 0;  // 0: unknown
   bool tie_word_embeddings = false;
   std::optional<int64_t> bos_token_id;
@@ -43,6 +54,9 @@ void ValidateSpec(const ModelSpec& spec, const std::string& where, int code);
 // Reads a Hugging Face config.json document (model_type qwen3/llama). Throws Error(kInvalidModel) naming `file`
 // and the key for a missing or bad key or an unsupported model_type / hidden_act / rope_scaling.
 ModelSpec SpecFromHfConfig(const nlohmann::json& config, const std::string& file);
+
+// The rotary inverse frequencies [head_dim / 2]: theta^(-2i / head_dim), then rope_scaling.
+std::vector<double> RopeInverseFrequencies(const ModelSpec& spec);
 
 // The Hugging Face tensor names the decoder needs, with their [out, in] / [n] shapes, in graph order.
 struct TensorRef {

@@ -51,7 +51,8 @@ TEST(ModelSpecTest, RejectsWhatItCannotBuild) {
       {"unsupported architecture (model_type 'gpt2')", {{"model_type", "gpt2"}}},
       {"missing key 'hidden_size'", {{"hidden_size", nullptr}}},
       {"unsupported hidden_act 'gelu'", {{"hidden_act", "gelu"}}},
-      {"rope_scaling is not supported", {{"rope_scaling", {{"type", "yarn"}}}}},
+      {"rope_scaling type 'yarn' is not supported", {{"rope_scaling", {{"type", "yarn"}, {"factor", 4.0}}}}},
+      {"rope_scaling.factor is missing", {{"rope_scaling", {{"rope_type", "llama3"}}}}},
       {"unsupported torch_dtype 'int8'", {{"torch_dtype", "int8"}}},
       {"multiple of key/value heads", {{"num_key_value_heads", 5}}}};
   for (const auto& [fragment, patch] : cases) {

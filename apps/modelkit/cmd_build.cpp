@@ -44,7 +44,8 @@ std::string PipelineEpKey(const std::string& ep) {
 }
 
 build::Precision ParsePrecision(const std::string& text) {
-  return text == "int4" ? build::Precision::kInt4 : build::Precision::kFp32;
+  if (text == "int4") return build::Precision::kInt4;
+  return text == "fp16" ? build::Precision::kFp16 : build::Precision::kFp32;
 }
 
 void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
@@ -134,10 +135,14 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("--layout", flags->layout, "Bundle layout")
       ->transform(CLI::IsMember({"flat", "pipeline"}, CLI::ignore_case))
       ->capture_default_str();
-  command->add_option("--precision", flags->precision, "Weight precision of the decoder layers")
-      ->transform(CLI::IsMember({"fp32", "int4"}, CLI::ignore_case))
+  command
+      ->add_option("--precision", flags->precision,
+                   "fp32; fp16 (weights, activations, KV and logits); int4 (MatMulNBits weights, fp32 activations)")
+      ->transform(CLI::IsMember({"fp32", "fp16", "int4"}, CLI::ignore_case))
       ->capture_default_str();
-  command->add_option("--lm-head-precision", flags->lm_head_precision, "Precision of lm_head (default: --precision)")
+  command
+      ->add_option("--lm-head-precision", flags->lm_head_precision,
+                   "lm_head: int4, or fp32 = not quantised (default: --precision)")
       ->transform(CLI::IsMember({"fp32", "int4"}, CLI::ignore_case));
   command
       ->add_option("--embeddings-precision", flags->embeddings_precision,

@@ -8,6 +8,10 @@
 
 namespace modelkit::build {
 
+OnnxType ActivationType(const DecoderGraphOptions& options) {
+  return options.precision == Precision::kFp16 ? OnnxType::kFloat16 : OnnxType::kFloat;
+}
+
 std::string FormatLayerName(const char* format, int64_t layer) {
   char buffer[128];
   std::snprintf(buffer, sizeof buffer, format, static_cast<int>(layer));
@@ -21,7 +25,12 @@ class DecoderEmitter {
  public:
   DecoderEmitter(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
                  OnnxModelWriter& writer, BuildProgress& progress)
-      : spec_(spec), weights_(weights), options_(options), writer_(writer), progress_(progress) {}
+      : spec_(spec),
+        weights_(weights),
+        options_(options),
+        writer_(writer),
+        progress_(progress),
+        act_(ActivationType(options)) {}
 
   void EmitConstants() {
     const int64_t one = 1;
@@ -45,10 +54,8 @@ class DecoderEmitter {
         sin_cache[static_cast<size_t>(pos * half + i)] = static_cast<float>(std::sin(angle));
       }
     }
-    writer_.AddInitializer("cos_cache", OnnxType::kFloat, {options_.context_length, half},
-                           std::span<const float>(cos_cache));
-    writer_.AddInitializer("sin_cache", OnnxType::kFloat, {options_.context_length, half},
-                           std::span<const float>(sin_cache));
+    writer_.AddFloats("cos_cache", act_, {options_.context_length, half}, cos_cache);
+    writer_.AddFloats("sin_cache", act_, {options_.context_length, half}, sin_cache);
   }
 
   // seqlens_k = sum(attention_mask) - 1 and total_sequence_length = attention_mask.shape[1], both int32, as
@@ -70,8 +77,8 @@ class DecoderEmitter {
     const std::string name = "model.embed_tokens.weight";
     const int64_t vocab = spec_.vocab_size, hidden = spec_.hidden_size;
     const std::vector<float> table = Load(name, {vocab, hidden});
-    if (options_.embeddings_precision == Precision::kFp32) {
-      writer_.AddInitializer(name, OnnxType::kFloat, {vocab, hidden}, std::span<const float>(table));
+    if (options_.embeddings_precision != Precision::kInt4) {
+      writer_.AddFloats(name, act_, {vocab, hidden}, table);
       writer_.AddNode("Gather", {name, input_ids}, {out});
       return out;
     }
@@ -83,8 +90,7 @@ class DecoderEmitter {
     if (zero_points.empty()) zero_points.assign(static_cast<size_t>(vocab * zp_per_row), 0x88);
     writer_.AddInitializer(name + ".qweight", OnnxType::kUint8, {vocab, hidden / 2},
                            std::span<const uint8_t>(q.packed));
-    writer_.AddInitializer(name + ".scales", OnnxType::kFloat, {vocab, q.blocks_per_row},
-                           std::span<const float>(q.scales));
+    writer_.AddFloats(name + ".scales", act_, {vocab, q.blocks_per_row}, q.scales);
     writer_.AddInitializer(name + ".zero_points", OnnxType::kUint8, {vocab, zp_per_row},
                            std::span<const uint8_t>(zero_points));
     writer_.AddNode("GatherBlockQuantized", {name + ".qweight", input_ids, name + ".scales", name + ".zero_points"},
@@ -164,7 +170,7 @@ class DecoderEmitter {
 
   std::string Norm(const std::string& input, const std::string& weight, int64_t size, const std::string& prefix) {
     const std::vector<float> w = Load(weight, {size});
-    writer_.AddInitializer(weight, OnnxType::kFloat, {size}, std::span<const float>(w));
+    writer_.AddFloats(weight, act_, {size}, w);
     const std::string out = prefix + "/SimplifiedLayerNormalization/output_0";
     writer_.AddNode(
         "SimplifiedLayerNormalization", {input, weight}, {out},
@@ -187,12 +193,12 @@ class DecoderEmitter {
                      const std::string& prefix, const std::string& stored_name = "") {
     const std::string name = stored_name.empty() ? weight : stored_name;
     const std::vector<float> w = Load(weight, {n, k});
-    if (precision == Precision::kFp32) {
+    if (precision != Precision::kInt4) {
       std::vector<float> transposed(w.size());
       for (int64_t r = 0; r < n; ++r) {
         for (int64_t c = 0; c < k; ++c) transposed[static_cast<size_t>(c * n + r)] = w[static_cast<size_t>(r * k + c)];
       }
-      writer_.AddInitializer(name, OnnxType::kFloat, {k, n}, std::span<const float>(transposed));
+      writer_.AddFloats(name, act_, {k, n}, transposed);
       const std::string out = prefix + "/MatMul/output_0";
       writer_.AddNode("MatMul", {input, name}, {out});
       return out;
@@ -200,8 +206,7 @@ class DecoderEmitter {
     const Int4Weight q = QuantizeInt4(w, n, k, options_.block_size, options_.int4_symmetric);
     writer_.AddInitializer(name + ".qweight", OnnxType::kUint8, {n, q.blocks_per_row, q.block_size / 2},
                            std::span<const uint8_t>(q.packed));
-    writer_.AddInitializer(name + ".scales", OnnxType::kFloat, {n * q.blocks_per_row},
-                           std::span<const float>(q.scales));
+    writer_.AddFloats(name + ".scales", act_, {n * q.blocks_per_row}, q.scales);
     std::vector<std::string> inputs = {input, name + ".qweight", name + ".scales"};
     if (!q.zero_points.empty()) {
       writer_.AddInitializer(name + ".zero_points", OnnxType::kUint8, {static_cast<int64_t>(q.zero_points.size())},
@@ -223,19 +228,19 @@ class DecoderEmitter {
   BuildProgress& progress_;
   std::string seqlens_k_ = "/model/attn_mask/seqlens_k";
   std::string total_length_ = "/model/attn_mask/total_seq_len";
+  OnnxType act_;
 };
 
-void AddKvInputsOutputs(const ModelSpec& spec, OnnxModelWriter& writer, const OnnxDim& batch, const OnnxDim& past,
-                        const OnnxDim& present) {
+void AddKvInputsOutputs(const ModelSpec& spec, OnnxModelWriter& writer, OnnxType type, const OnnxDim& batch,
+                        const OnnxDim& past, const OnnxDim& present) {
   for (int64_t l = 0; l < spec.num_layers; ++l) {
     for (const char* format : {kPastKeyFormat, kPastValueFormat}) {
-      writer.AddInput(FormatLayerName(format, l), OnnxType::kFloat, {batch, spec.num_kv_heads, past, spec.head_dim});
+      writer.AddInput(FormatLayerName(format, l), type, {batch, spec.num_kv_heads, past, spec.head_dim});
     }
   }
   for (int64_t l = 0; l < spec.num_layers; ++l) {
     for (const char* format : {kPresentKeyFormat, kPresentValueFormat}) {
-      writer.AddOutput(FormatLayerName(format, l), OnnxType::kFloat,
-                       {batch, spec.num_kv_heads, present, spec.head_dim});
+      writer.AddOutput(FormatLayerName(format, l), type, {batch, spec.num_kv_heads, present, spec.head_dim});
     }
   }
 }
@@ -271,8 +276,8 @@ uint64_t WriteFlatDecoder(const ModelSpec& spec, const WeightSource& weights, co
   const std::string batch = "batch_size", seq = "sequence_length", total = "total_sequence_length";
   writer.AddInput("input_ids", OnnxType::kInt64, {batch, seq});
   writer.AddInput("attention_mask", OnnxType::kInt64, {batch, total});
-  writer.AddOutput("logits", OnnxType::kFloat, {batch, seq, spec.vocab_size});
-  AddKvInputsOutputs(spec, writer, batch, "past_sequence_length", total);
+  writer.AddOutput("logits", ActivationType(options), {batch, seq, spec.vocab_size});
+  AddKvInputsOutputs(spec, writer, ActivationType(options), batch, "past_sequence_length", total);
   DecoderEmitter emitter(spec, weights, options, writer, progress);
   emitter.EmitConstants();
   emitter.EmitSequenceLengths("attention_mask");
@@ -285,7 +290,7 @@ uint64_t WriteEmbeddingsStage(const ModelSpec& spec, const WeightSource& weights
                               const std::filesystem::path& model_path, BuildProgress& progress) {
   OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
   writer.AddInput("input_ids", OnnxType::kInt64, {"batch_size", "sequence_length"});
-  writer.AddOutput(kEmbeddingsName, OnnxType::kFloat, {"batch_size", "sequence_length", spec.hidden_size});
+  writer.AddOutput(kEmbeddingsName, ActivationType(options), {"batch_size", "sequence_length", spec.hidden_size});
   DecoderEmitter emitter(spec, weights, options, writer, progress);
   emitter.EmitEmbeddings("input_ids", kEmbeddingsName);
   return writer.Finish();
@@ -297,10 +302,10 @@ uint64_t WriteLayersStage(const ModelSpec& spec, const WeightSource& weights, co
   OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
   const OnnxDim batch = int64_t{1};
   const OnnxDim seq = fixed_sequence_length > 0 ? OnnxDim(fixed_sequence_length) : OnnxDim("sequence_length");
-  writer.AddInput(kEmbeddingsName, OnnxType::kFloat, {batch, seq, spec.hidden_size});
+  writer.AddInput(kEmbeddingsName, ActivationType(options), {batch, seq, spec.hidden_size});
   writer.AddInput("attention_mask", OnnxType::kInt64, {batch, "total_sequence_length"});
-  writer.AddOutput(kHiddenStatesName, OnnxType::kFloat, {batch, seq, spec.hidden_size});
-  AddKvInputsOutputs(spec, writer, batch, options.context_length, options.context_length);
+  writer.AddOutput(kHiddenStatesName, ActivationType(options), {batch, seq, spec.hidden_size});
+  AddKvInputsOutputs(spec, writer, ActivationType(options), batch, options.context_length, options.context_length);
   DecoderEmitter emitter(spec, weights, options, writer, progress);
   emitter.EmitConstants();
   emitter.EmitSequenceLengths("attention_mask");
@@ -312,8 +317,8 @@ uint64_t WriteLayersStage(const ModelSpec& spec, const WeightSource& weights, co
 uint64_t WriteLmHeadStage(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
                           const std::filesystem::path& model_path, BuildProgress& progress) {
   OnnxModelWriter writer(model_path, model_path.filename().string() + ".data");
-  writer.AddInput(kHiddenStatesName, OnnxType::kFloat, {"batch_size", "sequence_length", spec.hidden_size});
-  writer.AddOutput("logits", OnnxType::kFloat, {"batch_size", "sequence_length", spec.vocab_size});
+  writer.AddInput(kHiddenStatesName, ActivationType(options), {"batch_size", "sequence_length", spec.hidden_size});
+  writer.AddOutput("logits", ActivationType(options), {"batch_size", "sequence_length", spec.vocab_size});
   DecoderEmitter emitter(spec, weights, options, writer, progress);
   emitter.EmitLmHead(kHiddenStatesName, "logits");
   return writer.Finish();

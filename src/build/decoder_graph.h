@@ -12,6 +12,7 @@
 #include "modelkit/build/bundle_builder.h"
 #include "modelkit/build/model_spec.h"
 #include "modelkit/build/weight_source.h"
+#include "onnx_writer.h"
 
 namespace modelkit::build {
 
@@ -24,6 +25,9 @@ struct DecoderGraphOptions {
   int64_t int4_accuracy_level = 4;
   int64_t context_length = 4096;  // rows of the rotary cos/sin caches
 };
+
+// The element type of activations, KV cache and logits: fp16 for Precision::kFp16, else fp32.
+OnnxType ActivationType(const DecoderGraphOptions& options);
 
 // Tensor names of the flat decoder (onnxruntime-genai's defaults).
 inline constexpr const char* kPastKeyFormat = "past_key_values.%d.key";

@@ -15,7 +15,10 @@
 namespace modelkit::build {
 
 // ONNX TensorProto.DataType values used here.
-enum class OnnxType : int { kFloat = 1, kUint8 = 2, kInt32 = 6, kInt64 = 7 };
+enum class OnnxType : int { kFloat = 1, kUint8 = 2, kInt32 = 6, kInt64 = 7, kFloat16 = 10 };
+
+// IEEE half precision bits of `value`, rounded to nearest even (overflow to infinity).
+uint16_t FloatToHalf(float value);
 
 // One dimension: a fixed size or a symbolic name.
 using OnnxDim = std::variant<int64_t, std::string>;
@@ -54,6 +57,10 @@ class OnnxModelWriter {
     AddInitializer(name, type, dims,
                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes()));
   }
+
+  // fp32 values stored as `type` (kFloat or kFloat16, converted here).
+  void AddFloats(const std::string& name, OnnxType type, const std::vector<int64_t>& dims,
+                 std::span<const float> values);
 
   // Writes the model file and closes the data file. Returns the bytes written (model + data).
   uint64_t Finish();

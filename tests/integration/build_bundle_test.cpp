@@ -10,6 +10,7 @@
 #include "modelkit/build/int4.h"
 #include "modelkit/build/random_weights.h"
 #include "support/build_fixtures.h"
+#include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
 
 namespace modelkit::test {
@@ -80,6 +81,26 @@ TEST_P(BuildBundleTest, Fp32FlatMatchesReferenceWithSharedBuffer) {
   const LogitComparison cmp = CompareWithReference(options.output_dir, reference, kPrompt, kDecodeSteps, 64);
   EXPECT_LT(cmp.max_abs_diff, kFp32Tolerance);
   EXPECT_TRUE(cmp.same_argmax);
+}
+
+// fp16 weights, activations, KV and logits: the reference on fp16-rounded weights, within fp16 arithmetic error.
+TEST_P(BuildBundleTest, Fp16FlatStaysCloseToReference) {
+  TempDir tmp;
+  build::BuildOptions options = RandomOptions(tmp.path() / "bundle", GetParam());
+  options.precision = build::Precision::kFp16;
+  const build::BuildResult result = build::BuildBundle(options);
+  ReferenceDecoder reference(ReferenceConfigFor(result.spec),
+                             ReferenceWeightsFrom(result.spec, build::RandomWeights(result.spec, options.seed),
+                                                  [](const std::string&, std::vector<float>& w) {
+                                                    for (float& v : w) v = RoundTrip(v, "F16");
+                                                  }));
+  for (const int64_t shared : {int64_t{0}, int64_t{64}}) {
+    ReferenceDecoder fresh = reference;
+    const LogitComparison cmp = CompareWithReference(options.output_dir, fresh, kPrompt, kDecodeSteps, shared);
+    std::printf("[ fp16 %s%s ] max |logit diff| = %.3g (max |logit| %.3g)\n", build::ArchName(GetParam()).c_str(),
+                shared ? " shared buffer" : "", cmp.max_abs_diff, cmp.max_abs_reference);
+    EXPECT_LT(cmp.max_abs_diff, 0.02 * cmp.max_abs_reference);
+  }
 }
 
 TEST_P(BuildBundleTest, Int4MatchesReferenceWithDequantisedWeights) {

@@ -33,7 +33,11 @@ class FlatDecoderRunner {
   int64_t vocab_size_ = 0;
   int64_t shared_length_ = 0;
   int64_t past_length_ = 0;
-  std::vector<std::vector<float>> past_;  // 2 per layer (key, value): [1, kv_heads, past or shared length, head]
+  ONNXTensorElementDataType kv_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;      // from the first past-key input
+  ONNXTensorElementDataType logits_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;  // fp16 logits are converted
+  size_t kv_element_size_ = 4;
+  // 2 per layer (key, value): raw bytes of [1, kv_heads, past or shared length, head] in kv_type_.
+  std::vector<std::vector<std::byte>> past_;
 };
 
 }  // namespace modelkit::test

@@ -13,7 +13,8 @@
 namespace modelkit::build {
 
 enum class Layout { kFlat, kPipeline };
-enum class Precision { kFp32, kInt4 };
+// kFp16: fp16 weights, activations, KV cache and logits. kInt4: MatMulNBits weights, fp32 activations.
+enum class Precision { kFp32, kFp16, kInt4 };
 
 struct BuildOptions {
   std::filesystem::path output_dir;
@@ -28,7 +29,7 @@ struct BuildOptions {
   std::optional<std::filesystem::path> tokenizer_dir;
   Layout layout = Layout::kFlat;
   Precision precision = Precision::kFp32;
-  std::optional<Precision> lm_head_precision;  // default: `precision`
+  std::optional<Precision> lm_head_precision;  // default: `precision`; kInt4 or unquantised (the activation type)
   // int4 embeddings use GatherBlockQuantized and need hidden_size % block_size == 0.
   Precision embeddings_precision = Precision::kFp32;
   int64_t block_size = 32;

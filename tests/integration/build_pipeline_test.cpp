@@ -91,6 +91,31 @@ TEST_P(BuildPipelineTest, Int4PipelineMatchesInt4Flat) {
   EXPECT_LT(max_diff, 1e-4);
 }
 
+TEST_P(BuildPipelineTest, Fp16PipelineMatchesFp16Flat) {
+  TempDir tmp;
+  build::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), build::Layout::kPipeline);
+  pipeline.precision = build::Precision::kFp16;
+  build::BuildBundle(pipeline);
+  build::BuildOptions flat_options = pipeline;
+  flat_options.output_dir = tmp.path() / "flat";
+  flat_options.layout = build::Layout::kFlat;
+  build::BuildBundle(flat_options);
+  PipelineRunner a(pipeline.output_dir);
+  FlatDecoderRunner b(flat_options.output_dir, 64);
+  double max_diff = 0, max_logit = 0;
+  for (const std::vector<int64_t>& chunk : {kPrompt, std::vector<int64_t>{3}, std::vector<int64_t>{4}}) {
+    const std::vector<float> x = a.Run(chunk), y = b.Run(chunk);
+    for (size_t i = 0; i < x.size(); ++i) {
+      max_diff = std::max(max_diff, static_cast<double>(std::fabs(x[i] - y[i])));
+      max_logit = std::max(max_logit, static_cast<double>(std::fabs(y[i])));
+    }
+  }
+  std::printf("[ pipeline fp16 %s ] max |logit diff| vs flat fp16 = %.3g\n", build::ArchName(GetParam()).c_str(),
+              max_diff);
+  EXPECT_GT(max_logit, 1.0);
+  EXPECT_LT(max_diff, 0.01 * max_logit);  // fp16 rounding may differ where the graphs are cut
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, BuildPipelineTest, ::testing::Values(Arch::kQwen3, Arch::kLlama),
                          [](const auto& param_info) { return build::ArchName(param_info.param); });
 

@@ -1,5 +1,7 @@
 #include "support/pipeline_runner.h"
 
+#include <algorithm>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -27,7 +29,7 @@ PipelineRunner::PipelineRunner(const std::filesystem::path& bundle) {
     for (const char* key : {"past_key_names", "past_value_names"}) {
       const std::string past = LayerName(decoder["inputs"][key], l);
       const std::string present = LayerName(decoder["outputs"][std::string("present") + (key + 4)], l);
-      kv_[past].assign(static_cast<size_t>(kv_heads_ * context_length_ * head_size_), 0.0f);
+      kv_[past] = {};
       kv_[present] = {};  // aliases past: resolved in Run
     }
   }
@@ -43,7 +45,16 @@ PipelineRunner::PipelineRunner(const std::filesystem::path& bundle) {
     options.SetIntraOpNumThreads(1);
     const std::string path = (bundle / stage_config["filename"].get<std::string>()).string();
     stage.session = std::make_unique<Ort::Session>(ort::SharedEnv(), path.c_str(), options);
+    for (size_t i = 0; i < stage.session->GetInputCount(); ++i) {
+      const std::string input = stage.session->GetInputNameAllocated(i, Ort::AllocatorWithDefaultOptions()).get();
+      if (kv_.count(input)) kv_type_ = stage.session->GetInputTypeInfo(i).GetTensorTypeAndShapeInfo().GetElementType();
+    }
     stages_.push_back(std::move(stage));
+  }
+  const size_t element = kv_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ? 2 : 4;
+  for (auto& [name, buffer] : kv_) {
+    if (name.rfind("past", 0) == 0)
+      buffer.assign(static_cast<size_t>(kv_heads_ * context_length_ * head_size_) * element, std::byte{0});
   }
 }
 
@@ -54,11 +65,12 @@ std::vector<float> PipelineRunner::Run(const std::vector<int64_t>& tokens) {
   const Ort::MemoryInfo cpu = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   std::vector<int64_t> ids = tokens;
   std::vector<int64_t> mask(static_cast<size_t>(total), 1);
-  std::vector<float> logits(static_cast<size_t>(seq * vocab_size_));
+  std::vector<std::byte> logits;  // sized once the lm_head stage's logits type is known
+  ONNXTensorElementDataType logits_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
   const int64_t ids_shape[] = {1, seq}, mask_shape[] = {1, total}, logits_shape[] = {1, seq, vocab_size_};
   const int64_t kv_shape[] = {1, kv_heads_, context_length_, head_size_};
   // Present names map onto the past buffer of the same layer and kind.
-  const auto kv_buffer = [&](const std::string& name) -> std::vector<float>& {
+  const auto kv_buffer = [&](const std::string& name) -> std::vector<std::byte>& {
     std::string past = name;
     if (past.rfind("present", 0) == 0) past.replace(0, 7, "past_key_values");
     return kv_.at(past);
@@ -76,9 +88,9 @@ std::vector<float> PipelineRunner::Run(const std::vector<int64_t>& tokens) {
         binding.BindInput("attention_mask",
                           Ort::Value::CreateTensor<int64_t>(cpu, mask.data(), mask.size(), mask_shape, 2));
       } else if (kv_.count(input)) {
-        std::vector<float>& buffer = kv_buffer(input);
+        std::vector<std::byte>& buffer = kv_buffer(input);
         binding.BindInput(input.c_str(),
-                          Ort::Value::CreateTensor<float>(cpu, buffer.data(), buffer.size(), kv_shape, 4));
+                          Ort::Value::CreateTensor(cpu, buffer.data(), buffer.size(), kv_shape, 4, kv_type_));
       } else {
         const auto it = named.find(input);
         if (it == named.end()) throw std::runtime_error("stage " + stage.name + " needs " + input + ", not produced");
@@ -88,12 +100,19 @@ std::vector<float> PipelineRunner::Run(const std::vector<int64_t>& tokens) {
     std::vector<std::string> produced;
     for (const std::string& output : stage.outputs) {
       if (output == "logits") {
+        for (size_t i = 0; i < stage.session->GetOutputCount(); ++i) {
+          if (stage.session->GetOutputNameAllocated(i, Ort::AllocatorWithDefaultOptions()).get() == output) {
+            logits_type = stage.session->GetOutputTypeInfo(i).GetTensorTypeAndShapeInfo().GetElementType();
+          }
+        }
+        const size_t element = logits_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ? 2 : 4;
+        logits.assign(static_cast<size_t>(seq * vocab_size_) * element, std::byte{0});
         binding.BindOutput("logits",
-                           Ort::Value::CreateTensor<float>(cpu, logits.data(), logits.size(), logits_shape, 3));
+                           Ort::Value::CreateTensor(cpu, logits.data(), logits.size(), logits_shape, 3, logits_type));
       } else if (kv_.count(output)) {
-        std::vector<float>& buffer = kv_buffer(output);
+        std::vector<std::byte>& buffer = kv_buffer(output);
         binding.BindOutput(output.c_str(),
-                           Ort::Value::CreateTensor<float>(cpu, buffer.data(), buffer.size(), kv_shape, 4));
+                           Ort::Value::CreateTensor(cpu, buffer.data(), buffer.size(), kv_shape, 4, kv_type_));
       } else {
         binding.BindOutput(output.c_str(), cpu);
         produced.push_back(output);
@@ -109,7 +128,14 @@ std::vector<float> PipelineRunner::Run(const std::vector<int64_t>& tokens) {
     }
   }
   past_length_ = total;
-  return logits;
+  std::vector<float> result(static_cast<size_t>(seq * vocab_size_));
+  if (logits_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+    const auto* halves = reinterpret_cast<const Ort::Float16_t*>(logits.data());
+    for (size_t i = 0; i < result.size(); ++i) result[i] = halves[i].ToFloat();
+  } else {
+    std::memcpy(result.data(), logits.data(), result.size() * sizeof(float));
+  }
+  return result;
 }
 
 }  // namespace modelkit::test

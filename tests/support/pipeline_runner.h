@@ -39,7 +39,8 @@ class PipelineRunner {
   int64_t vocab_size_ = 0;
   int64_t context_length_ = 0;
   int64_t past_length_ = 0;
-  std::map<std::string, std::vector<float>> kv_;  // past/present name -> shared buffer
+  ONNXTensorElementDataType kv_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;  // from the stages' past-key input
+  std::map<std::string, std::vector<std::byte>> kv_;                         // past/present name -> shared buffer
   std::vector<std::string> last_stages_;
 };
 

@@ -13,5 +13,6 @@ using CommandRunner = std::function<int()>;
 void RegisterSysCommand(CLI::App& app, CommandRunner& run);
 void RegisterPerfCommand(CLI::App& app, CommandRunner& run);
 void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
+void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

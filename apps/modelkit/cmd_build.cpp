@@ -1,0 +1,166 @@
+// `modelkit build`: make a genai bundle from a Hugging Face checkpoint directory or from random weights.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "modelkit/base/error.h"
+#include "modelkit/build/bundle_builder.h"
+#include "modelkit/device/ep_catalog.h"
+#include "progress_bar.h"
+
+namespace modelkit::app {
+namespace {
+
+struct BuildFlags {
+  build::BuildOptions options;
+  std::string checkpoint;
+  std::string tokenizer;
+  std::string arch;
+  int64_t hidden_size = 0;
+  int64_t layers = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;  // 0: = heads
+  int64_t head_dim = 0;  // 0: hidden_size / heads
+  int64_t intermediate_size = 0;
+  int64_t vocab_size = 0;  // 0: follows --tokenizer
+  double rope_theta = 0;   // 0: the architecture's default
+  int64_t context_length = 0;
+  std::string layout = "flat";
+  std::string precision = "fp32";
+  std::string lm_head_precision;
+  std::string embeddings_precision = "fp32";
+  bool int4_zero_points = false;
+};
+
+// The provider key written into the pipeline's hardware stages: the catalog's alias for a known EP (any spelling),
+// nothing for CPU, and an unknown name as given (onnxruntime-genai tries it as a registered plugin EP).
+std::string PipelineEpKey(const std::string& ep) {
+  if (ep.empty()) return "";
+  const device::EpCatalog catalog = device::EpCatalog::BuiltIn();
+  const device::EpRow* row = catalog.Find(ep);
+  if (row == nullptr) return ep;
+  return row->Alias() == "cpu" ? "" : row->Alias();
+}
+
+build::Precision ParsePrecision(const std::string& text) {
+  if (text == "int4") return build::Precision::kInt4;
+  return text == "fp16" ? build::Precision::kFp16 : build::Precision::kFp32;
+}
+
+void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
+  const char* random_only[] = {"--arch",     "--hidden-size",       "--layers",     "--heads", "--kv-heads",
+                               "--head-dim", "--intermediate-size", "--vocab-size", "--seed",  "--rope-theta"};
+  if (!flags.options.random) {
+    for (const char* flag : random_only) {
+      if (command.count(flag) > 0) throw UsageError(std::string(flag) + " applies to --random only");
+    }
+    return;
+  }
+  const char* required[] = {"--arch", "--hidden-size", "--layers", "--heads", "--intermediate-size"};
+  for (const char* flag : required) {
+    if (command.count(flag) == 0) throw UsageError(std::string("--random needs ") + flag);
+  }
+  if (flags.vocab_size == 0 && flags.tokenizer.empty()) throw UsageError("--random needs --vocab-size or --tokenizer");
+  const auto arch = build::ParseArch(flags.arch);
+  if (!arch) throw UsageError("--arch '" + flags.arch + "' is not supported; supported: qwen3, llama");
+  build::ModelSpec& spec = flags.options.random_spec;
+  spec.arch = *arch;
+  spec.hidden_size = flags.hidden_size;
+  spec.num_layers = flags.layers;
+  spec.num_heads = flags.heads;
+  spec.num_kv_heads = flags.kv_heads > 0 ? flags.kv_heads : flags.heads;
+  spec.head_dim = flags.head_dim > 0 ? flags.head_dim : (flags.heads > 0 ? flags.hidden_size / flags.heads : 0);
+  spec.intermediate_size = flags.intermediate_size;
+  spec.vocab_size = flags.vocab_size;
+  spec.rope_theta = flags.rope_theta > 0 ? flags.rope_theta : (spec.arch == build::Arch::kQwen3 ? 1e6 : 1e4);
+  spec.tie_word_embeddings = spec.arch == build::Arch::kQwen3;
+}
+
+int RunBuild(BuildFlags& flags, const CLI::App& command) {
+  build::BuildOptions& options = flags.options;
+  if (!flags.checkpoint.empty()) options.checkpoint_dir = flags.checkpoint;
+  if (!flags.tokenizer.empty()) options.tokenizer_dir = flags.tokenizer;
+  if (flags.context_length != 0) options.context_length = flags.context_length;
+  options.layout = flags.layout == "pipeline" ? build::Layout::kPipeline : build::Layout::kFlat;
+  options.precision = ParsePrecision(flags.precision);
+  if (!flags.lm_head_precision.empty()) options.lm_head_precision = ParsePrecision(flags.lm_head_precision);
+  options.embeddings_precision = ParsePrecision(flags.embeddings_precision);
+  options.int4_symmetric = !flags.int4_zero_points;
+  if (options.layout == build::Layout::kPipeline) options.ep = PipelineEpKey(options.ep);
+  ApplyRandomFlags(flags, command);
+
+  ProgressBar bar("building");
+  options.progress = [&bar](int64_t done, int64_t total) {
+    bar.Update(static_cast<int>(done), static_cast<int>(total), " tensors");
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const build::BuildResult result = build::BuildBundle(options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const build::ModelSpec& spec = result.spec;
+  std::printf(
+      "built %s: %s, %lld layers, hidden %lld, heads %lld/%lld, head dim %lld, vocab %lld, context %lld, "
+      "%s, %s layout, %.1f MB in %.1f s\n",
+      options.output_dir.string().c_str(), build::ArchName(spec.arch).c_str(), static_cast<long long>(spec.num_layers),
+      static_cast<long long>(spec.hidden_size), static_cast<long long>(spec.num_heads),
+      static_cast<long long>(spec.num_kv_heads), static_cast<long long>(spec.head_dim),
+      static_cast<long long>(spec.vocab_size), static_cast<long long>(result.context_length), flags.precision.c_str(),
+      flags.layout.c_str(), static_cast<double>(result.bytes_written) / 1e6, seconds);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
+  auto flags = std::make_shared<BuildFlags>();
+  CLI::App* command =
+      app.add_subcommand("build", "Make a genai bundle from a Hugging Face checkpoint or from random weights");
+  build::BuildOptions& o = flags->options;
+  command->add_option("-o,--output", o.output_dir, "Bundle directory to write")->required();
+  command->add_flag("--overwrite", o.overwrite, "Replace a non-empty output directory");
+  command->add_option("--checkpoint", flags->checkpoint,
+                      "Hugging Face checkpoint directory (config.json, *.safetensors, tokenizer files)");
+  command->add_flag("--random", o.random, "Use random weights with the dimensions given below");
+  command->add_option("--arch", flags->arch, "Architecture for --random: qwen3 or llama");
+  command->add_option("--hidden-size", flags->hidden_size, "Hidden size (--random)");
+  command->add_option("--layers", flags->layers, "Number of decoder layers (--random)");
+  command->add_option("--heads", flags->heads, "Attention heads (--random)");
+  command->add_option("--kv-heads", flags->kv_heads, "Key/value heads (--random; default: --heads)");
+  command->add_option("--head-dim", flags->head_dim, "Head dimension (--random; default: hidden size / heads)");
+  command->add_option("--intermediate-size", flags->intermediate_size, "MLP intermediate size (--random)");
+  command->add_option("--vocab-size", flags->vocab_size, "Vocabulary size (--random; default: the tokenizer's)");
+  command->add_option("--seed", o.seed, "Seed of the random weights")->capture_default_str();
+  command->add_option("--rope-theta", flags->rope_theta, "Rotary base (--random; default: 1e6 qwen3, 1e4 llama)");
+  command->add_option("--tokenizer", flags->tokenizer, "Directory of tokenizer files to copy into the bundle");
+  command->add_option("--layout", flags->layout, "Bundle layout")
+      ->transform(CLI::IsMember({"flat", "pipeline"}, CLI::ignore_case))
+      ->capture_default_str();
+  command
+      ->add_option("--precision", flags->precision,
+                   "fp32; fp16 (weights, activations, KV and logits); int4 (MatMulNBits weights, fp32 activations)")
+      ->transform(CLI::IsMember({"fp32", "fp16", "int4"}, CLI::ignore_case))
+      ->capture_default_str();
+  command
+      ->add_option("--lm-head-precision", flags->lm_head_precision,
+                   "lm_head: int4, or fp32 = not quantised (default: --precision)")
+      ->transform(CLI::IsMember({"fp32", "int4"}, CLI::ignore_case));
+  command
+      ->add_option("--embeddings-precision", flags->embeddings_precision,
+                   "Precision of the embedding table (int4: GatherBlockQuantized)")
+      ->transform(CLI::IsMember({"fp32", "int4"}, CLI::ignore_case))
+      ->capture_default_str();
+  command->add_option("--block-size", o.block_size, "int4 block size along K")->capture_default_str();
+  command->add_flag("--int4-zero-points", flags->int4_zero_points,
+                    "Asymmetric int4 with per-block zero points (default: symmetric, zero point 8)");
+  command
+      ->add_option("--int4-accuracy-level", o.int4_accuracy_level,
+                   "MatMulNBits accuracy_level: 0 fp32 math, 4 int8 activations (faster)")
+      ->check(CLI::IsMember({0, 1, 2, 3, 4}))
+      ->capture_default_str();
+  command->add_option("--context-length", flags->context_length,
+                      "Context length (default: max_position_embeddings, 4096 for --random)");
+  command->add_option("--ep", o.ep, "Execution provider of the ctx/iter stages (--layout pipeline)");
+  command->callback([flags, command, &run] { run = [flags, command] { return RunBuild(*flags, *command); }; });
+}
+
+}  // namespace modelkit::app

@@ -1,0 +1,208 @@
+#include "modelkit/build/bundle_builder.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "decoder_graph.h"
+#include "genai_config_writer.h"
+#include "modelkit/base/atomic_file.h"
+#include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
+#include "modelkit/build/random_weights.h"
+#include "modelkit/build/safetensors.h"
+#include "tokenizer_files.h"
+
+namespace modelkit::build {
+namespace {
+
+namespace fs = std::filesystem;
+
+Error Invalid(const std::string& message) { return Error(ExitCode::kInvalidModel, message); }
+
+void CheckOptions(const BuildOptions& options) {
+  if (options.output_dir.empty()) throw UsageError("-o/--output is required");
+  if (options.checkpoint_dir.has_value() == options.random) {
+    throw UsageError("give exactly one of --checkpoint DIR or --random");
+  }
+  if (options.block_size < 16 || (options.block_size & (options.block_size - 1)) != 0) {
+    throw UsageError("--block-size must be a power of two >= 16 (got " + std::to_string(options.block_size) + ")");
+  }
+  if (options.context_length && *options.context_length <= 0) throw UsageError("--context-length must be positive");
+  if (!options.ep.empty() && options.layout != Layout::kPipeline) {
+    throw UsageError("--ep applies to --layout pipeline only");
+  }
+  std::error_code ec;
+  if (fs::exists(options.output_dir, ec)) {
+    if (!fs::is_directory(options.output_dir)) {
+      throw UsageError("output " + options.output_dir.string() + " exists and is not a directory");
+    }
+    if (!options.overwrite && !fs::is_empty(options.output_dir)) {
+      throw UsageError("output directory " + options.output_dir.string() +
+                       " is not empty; pass --overwrite to replace it");
+    }
+  }
+}
+
+// Fills the special token ids the checkpoint's config.json / generation_config.json did not give from the
+// tokenizer, with llama's conventional ids for tokenizer-less random models.
+void ResolveSpecialTokens(ModelSpec& spec, const TokenizerInfo& tokenizer, const fs::path* generation_config) {
+  if (generation_config != nullptr && fs::is_regular_file(*generation_config)) {
+    const nlohmann::json doc =
+        nlohmann::json::parse(ReadTextFile(*generation_config, "generation config"), nullptr, false);
+    if (doc.is_object()) {
+      if (const auto it = doc.find("eos_token_id"); it != doc.end()) {
+        if (it->is_number_integer()) spec.eos_token_ids = {it->get<int64_t>()};
+        if (it->is_array() && !it->empty() && (*it)[0].is_number_integer())
+          spec.eos_token_ids = it->get<std::vector<int64_t>>();
+      }
+      if (!spec.bos_token_id && doc.contains("bos_token_id") && doc["bos_token_id"].is_number_integer()) {
+        spec.bos_token_id = doc["bos_token_id"].get<int64_t>();
+      }
+    }
+  }
+  if (!spec.bos_token_id) spec.bos_token_id = tokenizer.bos_token_id;
+  if (spec.eos_token_ids.empty() && tokenizer.eos_token_id) spec.eos_token_ids = {*tokenizer.eos_token_id};
+  if (!spec.pad_token_id) spec.pad_token_id = tokenizer.pad_token_id;
+  if (tokenizer.vocab_size == 0) {
+    if (!spec.bos_token_id && spec.vocab_size > 1) spec.bos_token_id = 1;
+    if (spec.eos_token_ids.empty() && spec.vocab_size > 2) spec.eos_token_ids = {2};
+    if (!spec.pad_token_id) spec.pad_token_id = 0;
+  }
+  if (!spec.pad_token_id && !spec.eos_token_ids.empty()) spec.pad_token_id = spec.eos_token_ids.front();
+}
+
+// Removes a directory tree on scope exit unless released.
+class TreeGuard {
+ public:
+  explicit TreeGuard(fs::path path) : path_(std::move(path)) {}
+  ~TreeGuard() {
+    if (!path_.empty()) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  void Release() { path_.clear(); }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+BuildResult BuildBundle(const BuildOptions& options) {
+  CheckOptions(options);
+  BuildResult result;
+  std::unique_ptr<WeightSource> weights;
+  TokenizerInfo tokenizer;
+  fs::path generation_config;
+  if (options.checkpoint_dir) {
+    const fs::path& dir = *options.checkpoint_dir;
+    if (!fs::is_directory(dir)) throw UsageError("--checkpoint " + dir.string() + " is not a directory");
+    const fs::path config_path = dir / "config.json";
+    if (!fs::is_regular_file(config_path)) {
+      throw Invalid("checkpoint " + dir.string() + " has no config.json (the Hugging Face model configuration)");
+    }
+    const nlohmann::json config = nlohmann::json::parse(ReadTextFile(config_path, "config.json"), nullptr, false);
+    if (config.is_discarded()) throw Invalid(config_path.string() + " is not valid JSON");
+    result.spec = SpecFromHfConfig(config, config_path.string());
+    tokenizer = InspectTokenizer(options.tokenizer_dir.value_or(dir), options.tokenizer_dir.has_value());
+    generation_config = options.tokenizer_dir.value_or(dir) / "generation_config.json";
+    auto checkpoint = std::make_unique<SafetensorsCheckpoint>(dir);
+    // Checkpoints saved without the key and without lm_head.weight share the embeddings.
+    if (!config.contains("tie_word_embeddings") && !checkpoint->Contains("lm_head.weight")) {
+      result.spec.tie_word_embeddings = true;
+    }
+    for (const TensorRef& ref : ExpectedTensors(result.spec)) {
+      if (!checkpoint->Contains(ref.name)) {
+        throw Invalid("checkpoint " + dir.string() + " has no tensor '" + ref.name + "' (needed by " +
+                      ArchName(result.spec.arch) + " with the dimensions of config.json)");
+      }
+    }
+    weights = std::move(checkpoint);
+  } else {
+    result.spec = options.random_spec;
+    if (options.tokenizer_dir) {
+      if (!fs::is_directory(*options.tokenizer_dir)) {
+        throw UsageError("--tokenizer " + options.tokenizer_dir->string() + " is not a directory");
+      }
+      tokenizer = InspectTokenizer(*options.tokenizer_dir, /*required=*/true);
+      generation_config = *options.tokenizer_dir / "generation_config.json";
+      if (result.spec.vocab_size == 0) {
+        result.spec.vocab_size = tokenizer.vocab_size;
+      } else if (result.spec.vocab_size < tokenizer.vocab_size) {
+        throw UsageError("--vocab-size " + std::to_string(result.spec.vocab_size) +
+                         " is smaller than the tokenizer's " + std::to_string(tokenizer.vocab_size) +
+                         " tokens; omit it to follow the tokenizer");
+      }
+    }
+    ValidateSpec(result.spec, "--random", static_cast<int>(ExitCode::kUsage));
+    weights = std::make_unique<RandomWeights>(result.spec, options.seed);
+  }
+  ResolveSpecialTokens(result.spec, tokenizer, generation_config.empty() ? nullptr : &generation_config);
+  result.context_length = options.context_length.value_or(
+      options.random || result.spec.max_position_embeddings <= 0 ? 4096 : result.spec.max_position_embeddings);
+
+  const fs::path output = fs::absolute(options.output_dir).lexically_normal();
+  const fs::path parent = output.has_filename() ? output.parent_path() : output.parent_path().parent_path();
+  const std::string name =
+      output.has_filename() ? output.filename().string() : output.parent_path().filename().string();
+  const fs::path target = parent / name;
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  const std::string suffix = std::to_string(::getpid());
+  const fs::path staging = parent / ("." + name + ".tmp-" + suffix);
+  fs::remove_all(staging, ec);
+  if (!fs::create_directory(staging, ec)) throw RuntimeError("cannot create " + staging.string() + ": " + ec.message());
+  TreeGuard staging_guard(staging);
+
+  DecoderGraphOptions graph;
+  graph.precision = options.precision;
+  graph.lm_head_precision = options.lm_head_precision.value_or(options.precision);
+  graph.embeddings_precision = options.embeddings_precision;
+  if (graph.embeddings_precision == Precision::kInt4 && result.spec.hidden_size % options.block_size != 0) {
+    throw UsageError("int4 embeddings need the hidden size (" + std::to_string(result.spec.hidden_size) +
+                     ") to be a multiple of --block-size (" + std::to_string(options.block_size) + ")");
+  }
+  graph.block_size = options.block_size;
+  graph.int4_symmetric = options.int4_symmetric;
+  graph.int4_accuracy_level = options.int4_accuracy_level;
+  graph.context_length = result.context_length;
+  BuildProgress progress(options.progress, TensorReads(result.spec, options.layout));
+  std::string config;
+  if (options.layout == Layout::kFlat) {
+    result.bytes_written = WriteFlatDecoder(result.spec, *weights, graph, staging / "model.onnx", progress);
+    config = FlatGenaiConfig(result.spec, result.context_length, "model.onnx").dump(4);
+  } else {
+    result.bytes_written += WriteEmbeddingsStage(result.spec, *weights, graph, staging / "embeddings.onnx", progress);
+    result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "ctx.onnx", 0, progress);
+    result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "iter.onnx", 1, progress);
+    result.bytes_written += WriteLmHeadStage(result.spec, *weights, graph, staging / "lm_head.onnx", progress);
+    config = PipelineGenaiConfig(result.spec, result.context_length, options.ep).dump(4);
+  }
+  WriteFileAtomically(staging / "genai_config.json", config + "\n", /*overwrite=*/true);
+  for (const fs::path& file : tokenizer.files) {
+    if (!fs::copy_file(file, staging / file.filename(), fs::copy_options::overwrite_existing, ec)) {
+      throw RuntimeError("cannot copy " + file.string() + " into the bundle: " + ec.message());
+    }
+  }
+
+  // Swap in the finished bundle: an existing one (only with --overwrite) is moved aside first and removed after.
+  const fs::path old = parent / ("." + name + ".old-" + suffix);
+  const bool replacing = fs::exists(target);
+  if (replacing) {
+    fs::rename(target, old, ec);
+    if (ec) throw RuntimeError("cannot replace " + target.string() + ": " + ec.message());
+  }
+  fs::rename(staging, target, ec);
+  if (ec) {
+    if (replacing) fs::rename(old, target);
+    throw RuntimeError("cannot move the built bundle to " + target.string() + ": " + ec.message());
+  }
+  staging_guard.Release();
+  if (replacing) fs::remove_all(old, ec);
+  return result;
+}
+
+}  // namespace modelkit::build

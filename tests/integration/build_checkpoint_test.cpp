@@ -1,0 +1,141 @@
+// Building from Hugging Face-style checkpoint directories written from the random weights: an f32 checkpoint gives
+// exactly the bundle the random weights give; bf16/f16 (single file and shards) match the reference run on the
+// rounded weights.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "modelkit/base/files.h"
+#include "modelkit/build/bundle_builder.h"
+#include "modelkit/build/random_weights.h"
+#include "support/build_fixtures.h"
+#include "support/flat_decoder_runner.h"
+#include "support/safetensors_writer.h"
+#include "support/temp_dir.h"
+
+namespace modelkit::test {
+namespace {
+
+using build::Arch;
+
+const std::vector<int64_t> kPrompt = {3, 141, 59, 26, 53, 58};
+
+build::BuildOptions CheckpointOptions(const std::filesystem::path& checkpoint, const std::filesystem::path& out) {
+  build::BuildOptions options;
+  options.checkpoint_dir = checkpoint;
+  options.output_dir = out;
+  return options;
+}
+
+TEST(BuildCheckpointTest, F32CheckpointGivesTheRandomBuildExactly) {
+  for (const Arch arch : {Arch::kQwen3, Arch::kLlama}) {
+    SCOPED_TRACE(build::ArchName(arch));
+    TempDir tmp;
+    const build::ModelSpec spec = TinySpec(arch);
+    const build::RandomWeights weights(spec, 11);
+    WriteHfCheckpoint(tmp.path() / "ckpt", spec, weights, "F32");
+
+    build::BuildOptions random;
+    random.output_dir = tmp.path() / "from_random";
+    random.random = true;
+    random.random_spec = spec;
+    random.seed = 11;
+    random.context_length = 128;  // the checkpoint's max_position_embeddings
+    build::BuildBundle(random);
+    const build::BuildResult built =
+        build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "from_ckpt"));
+    EXPECT_EQ(built.context_length, 128);
+
+    EXPECT_EQ(ReadTextFile(tmp.path() / "from_ckpt" / "model.onnx", "model"),
+              ReadTextFile(tmp.path() / "from_random" / "model.onnx", "model"));
+    EXPECT_EQ(ReadTextFile(tmp.path() / "from_ckpt" / "model.onnx.data", "data"),
+              ReadTextFile(tmp.path() / "from_random" / "model.onnx.data", "data"));
+    FlatDecoderRunner a(tmp.path() / "from_ckpt"), b(tmp.path() / "from_random");
+    EXPECT_EQ(a.Run(kPrompt), b.Run(kPrompt));
+    EXPECT_EQ(a.Run({7}), b.Run({7}));
+  }
+}
+
+TEST(BuildCheckpointTest, HalfPrecisionCheckpointsMatchTheReferenceOnRoundedWeights) {
+  struct Case {
+    Arch arch;
+    const char* dtype;
+    int shards;
+  };
+  for (const Case& c : {Case{Arch::kQwen3, "BF16", 1}, Case{Arch::kLlama, "BF16", 3}, Case{Arch::kQwen3, "F16", 2}}) {
+    SCOPED_TRACE(build::ArchName(c.arch) + " " + c.dtype + " in " + std::to_string(c.shards) + " file(s)");
+    TempDir tmp;
+    const build::ModelSpec spec = TinySpec(c.arch);
+    const build::RandomWeights weights(spec, 5);
+    WriteHfCheckpoint(tmp.path() / "ckpt", spec, weights, c.dtype, c.shards);
+    build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+    const std::string dtype = c.dtype;
+    ReferenceDecoder reference(ReferenceConfigFor(spec),
+                               ReferenceWeightsFrom(spec, weights, [&](const std::string&, std::vector<float>& w) {
+                                 for (float& v : w) v = RoundTrip(v, dtype);
+                               }));
+    const LogitComparison cmp = CompareWithReference(tmp.path() / "bundle", reference, kPrompt, 4);
+    std::printf("[ %s %s checkpoint ] max |logit diff| = %.3g\n", build::ArchName(c.arch).c_str(), c.dtype,
+                cmp.max_abs_diff);
+    EXPECT_LT(cmp.max_abs_diff, 2e-3);
+    EXPECT_TRUE(cmp.same_argmax);
+  }
+}
+
+TEST(BuildCheckpointTest, WithoutTieKeyTheEmbeddingsAreSharedOnlyWhenLmHeadIsAbsent) {
+  TempDir tmp;
+  const build::ModelSpec spec = TinySpec(Arch::kQwen3);  // tied: no lm_head.weight written
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
+  std::string config = ReadTextFile(tmp.path() / "ckpt" / "config.json", "config");
+  const size_t at = config.find("\"tie_word_embeddings\"");
+  config.erase(at, config.find('\n', at) - at + 1);
+  tmp.Write("ckpt/config.json", config);
+  EXPECT_TRUE(
+      build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle")).spec.tie_word_embeddings);
+}
+
+TEST(BuildCheckpointTest, RopeScalingLinearAndLlama3MatchTheReference) {
+  const build::ModelSpec spec = TinySpec(Arch::kLlama);
+  const build::RandomWeights weights(spec, 8);
+  // original_max_position_embeddings 64 puts head_dim 16's wavelengths (6 ... 20000) in all three llama3 bands.
+  const std::pair<const char*, const char*> cases[] = {
+      {"linear", R"({"rope_type": "linear", "factor": 2.0})"},
+      {"llama3", R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                    "original_max_position_embeddings": 64})"}};
+  for (const auto& [type, scaling] : cases) {
+    SCOPED_TRACE(type);
+    TempDir tmp;
+    WriteHfCheckpoint(tmp.path() / "ckpt", spec, weights, "F32");
+    std::string config = ReadTextFile(tmp.path() / "ckpt" / "config.json", "config");
+    config.replace(config.find("\"rope_scaling\": null"), 20, std::string("\"rope_scaling\": ") + scaling);
+    tmp.Write("ckpt/config.json", config);
+    build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+    ReferenceConfig reference_config = ReferenceConfigFor(spec);
+    reference_config.rope_type = type;
+    reference_config.rope_factor = std::string(type) == "linear" ? 2.0 : 8.0;
+    reference_config.rope_original_max_positions = 64;
+    ReferenceDecoder reference(reference_config, ReferenceWeightsFrom(spec, weights));
+    const std::vector<int64_t> long_prompt = {5, 9, 14, 200, 31, 7, 7, 7, 100, 101, 102, 33, 64, 12, 0, 250};
+    const LogitComparison cmp = CompareWithReference(tmp.path() / "bundle", reference, long_prompt, 8);
+    std::printf("[ llama rope_scaling %s ] max |logit diff| = %.3g\n", type, cmp.max_abs_diff);
+    EXPECT_LT(cmp.max_abs_diff, 2e-3);
+    ReferenceDecoder unscaled(ReferenceConfigFor(spec), ReferenceWeightsFrom(spec, weights));
+    EXPECT_GT(CompareWithReference(tmp.path() / "bundle", unscaled, long_prompt, 8).max_abs_diff, 0.05)
+        << "the scaling must change something for this test to mean anything";
+  }
+}
+
+TEST(BuildCheckpointTest, SpecialTokensComeFromConfigAndGenerationConfig) {
+  TempDir tmp;
+  const build::ModelSpec spec = TinySpec(Arch::kQwen3);
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "BF16");
+  tmp.Write("ckpt/generation_config.json", R"({"bos_token_id": 1, "eos_token_id": [2, 9]})");
+  build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+  const std::string config = ReadTextFile(tmp.path() / "bundle" / "genai_config.json", "config");
+  EXPECT_NE(config.find("\"eos_token_id\": [\n            2,\n            9\n        ]"), std::string::npos) << config;
+  EXPECT_NE(config.find("\"bos_token_id\": 1"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "bundle" / "generation_config.json"));
+}
+
+}  // namespace
+}  // namespace modelkit::test

@@ -1,0 +1,24 @@
+// Process-wide counters per EP name, so tests can prove what the simulated NPU compiled and ran. Read from outside
+// through the C functions declared in sim_npu.h.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace sim_npu {
+
+struct EpCounters {
+  std::atomic<int64_t> partitions_compiled{0};  // fused partitions compiled from source nodes
+  std::atomic<int64_t> contexts_loaded{0};      // partitions restored from EPContext nodes
+  std::atomic<int64_t> nodes_claimed{0};        // nodes claimed in GetCapability (EPContext nodes included)
+  std::atomic<int64_t> partition_runs{0};       // partition executions
+};
+
+// The counters of `ep_name`, created on first use; the reference stays valid for the life of the process.
+EpCounters& CountersFor(const std::string& ep_name);
+
+// Sets every counter of every EP to zero.
+void ResetAllCounters();
+
+}  // namespace sim_npu

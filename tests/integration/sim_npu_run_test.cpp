@@ -1,0 +1,152 @@
+// The simulated NPU plugin EP as ORT really loads it: a virtual NPU device, whole models and partial models (op_deny)
+// computed in its partitions with the outputs of independent numpy references and of the CPU EP.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "modelkit/ort/runtime.h"
+#include "support/model_case.h"
+#include "support/sim_npu.h"
+
+namespace modelkit {
+namespace {
+
+using test::kSimNpu;
+using test::kSimNpu2;
+
+std::vector<Ort::Value> RunCase(Ort::Session& session, const test::ModelCase& model_case) {
+  const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  std::vector<Ort::Value> inputs;
+  std::vector<const char*> input_names;
+  for (const test::CaseTensor& tensor : model_case.inputs) {
+    inputs.push_back(Ort::Value::CreateTensor(memory, const_cast<std::byte*>(tensor.data.data()), tensor.data.size(),
+                                              tensor.shape.data(), tensor.shape.size(), tensor.type));
+    input_names.push_back(tensor.name.c_str());
+  }
+  std::vector<const char*> output_names;
+  for (const test::CaseTensor& tensor : model_case.outputs) output_names.push_back(tensor.name.c_str());
+  return session.Run(Ort::RunOptions{nullptr}, input_names.data(), inputs.data(), inputs.size(), output_names.data(),
+                     output_names.size());
+}
+
+TEST(SimNpuDevice, OffersOnlyAVirtualNpuPerRegistrationWithItsVersion) {
+  for (const char* ep_name : {kSimNpu, kSimNpu2}) {
+    const std::vector<Ort::ConstEpDevice> devices = test::SimNpuDevices(ep_name);
+    ASSERT_EQ(devices.size(), 1u) << ep_name;
+    EXPECT_EQ(devices[0].Device().Type(), OrtHardwareDeviceType_NPU);
+    EXPECT_STREQ(devices[0].EpVendor(), "modelkit");
+    EXPECT_STREQ(devices[0].EpMetadata().GetValue("version"), "1.0.0");
+  }
+  EXPECT_NE(static_cast<const OrtHardwareDevice*>(test::SimNpuDevices(kSimNpu)[0].Device()),
+            static_cast<const OrtHardwareDevice*>(test::SimNpuDevices(kSimNpu2)[0].Device()));
+}
+
+TEST(SimNpuDevice, PreferNpuPolicySelectsTheSimulatedNpu) {
+  test::RegisterSimNpu();
+  const test::ModelCase model_case = test::LoadModelCase("matmul_add");
+  const int64_t runs_before = test::ReadSimNpuCounters().runs + test::ReadSimNpuCounters(kSimNpu2).runs;
+  Ort::SessionOptions options;
+  options.SetEpSelectionPolicy(OrtExecutionProviderDevicePolicy_PREFER_NPU);
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  test::ExpectCaseOutputs(session, model_case);
+  EXPECT_GT(test::ReadSimNpuCounters().runs + test::ReadSimNpuCounters(kSimNpu2).runs, runs_before);
+}
+
+TEST(SimNpuDevice, RejectsADeviceTypeOtherThanNpu) {
+  Ort::SessionOptions options;
+  test::AppendSimNpu(options, {{"device_type", "GPU"}});
+  const test::ModelCase model_case = test::LoadModelCase("matmul_add");
+  try {
+    Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+    FAIL() << "a GPU device_type was accepted";
+  } catch (const Ort::Exception& error) {
+    EXPECT_NE(std::string(error.what()).find("device_type 'GPU' is not supported"), std::string::npos) << error.what();
+  }
+}
+
+class SimNpuModels : public ::testing::TestWithParam<std::string> {};
+
+// With CPU fallback disabled, session creation fails unless the simulated NPU takes every node.
+TEST_P(SimNpuModels, RunEntirelyOnTheNpuWithReferenceOutputs) {
+  const test::ModelCase model_case = test::LoadModelCase(GetParam());
+  Ort::SessionOptions options;
+  options.AddConfigEntry("session.disable_cpu_ep_fallback", "1");
+  options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  test::AppendSimNpu(options, {{"device_type", "NPU"}});
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  const auto nodes = test::NodesPerEp(session);
+  EXPECT_EQ(nodes.size(), 1u);
+  EXPECT_GT(nodes.count(kSimNpu) ? nodes.at(kSimNpu) : 0u, 0u);
+
+  const int64_t runs_before = test::ReadSimNpuCounters().runs;
+  test::ExpectCaseOutputs(session, model_case);
+  EXPECT_GE(test::ReadSimNpuCounters().runs, runs_before + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SimNpuModels,
+                         ::testing::Values("matmul_add", "matmul_nbits", "gqa_prompt", "gqa_with_past", "decoder"));
+
+struct DenyCase {
+  std::string model;
+  std::string op_deny;
+};
+
+class SimNpuPartialModels : public ::testing::TestWithParam<DenyCase> {};
+
+// Denied op types stay on the CPU EP; the rest is split into several NPU partitions, and outputs still match both
+// the references and the CPU EP. Not bit for bit: each inner session fuses only what its partition holds (the CPU
+// session alone may fuse Div/Erf/Add/Mul into one Gelu kernel), so float results may differ in the last bits.
+TEST_P(SimNpuPartialModels, SplitBetweenNpuAndCpuWithIdenticalOutputs) {
+  const test::ModelCase model_case = test::LoadModelCase(GetParam().model);
+  Ort::SessionOptions options;
+  options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  test::AppendSimNpu(options, {{"op_deny", GetParam().op_deny}});
+  test::ResetSimNpuCounters();
+  Ort::Session npu(ort::SharedEnv(), model_case.model.c_str(), options);
+  const auto nodes = test::NodesPerEp(npu);
+  EXPECT_GT(nodes.count(kSimNpu) ? nodes.at(kSimNpu) : 0u, 0u);
+  EXPECT_GT(nodes.count("CPUExecutionProvider") ? nodes.at("CPUExecutionProvider") : 0u, 0u);
+  const test::SimNpuCounters compiled = test::ReadSimNpuCounters();
+  EXPECT_GE(compiled.compiled_partitions, 2);
+
+  test::ExpectCaseOutputs(npu, model_case);
+  EXPECT_GE(test::ReadSimNpuCounters().runs, compiled.compiled_partitions);
+
+  Ort::Session cpu(ort::SharedEnv(), model_case.model.c_str(), Ort::SessionOptions{});
+  std::vector<Ort::Value> npu_outputs = RunCase(npu, model_case);
+  std::vector<Ort::Value> cpu_outputs = RunCase(cpu, model_case);
+  ASSERT_EQ(npu_outputs.size(), cpu_outputs.size());
+  for (size_t i = 0; i < npu_outputs.size(); ++i) {
+    ASSERT_EQ(npu_outputs[i].GetTensorTypeAndShapeInfo().GetShape(),
+              cpu_outputs[i].GetTensorTypeAndShapeInfo().GetShape());
+    const size_t count = npu_outputs[i].GetTensorTypeAndShapeInfo().GetElementCount();
+    const float* got = npu_outputs[i].GetTensorData<float>();
+    const float* want = cpu_outputs[i].GetTensorData<float>();
+    size_t mismatches = 0;
+    for (size_t j = 0; j < count; ++j) mismatches += std::fabs(got[j] - want[j]) > 1e-5f + 1e-5f * std::fabs(want[j]);
+    EXPECT_EQ(mismatches, 0u) << model_case.outputs[i].name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SimNpuPartialModels,
+                         ::testing::Values(DenyCase{"decoder", "Softmax"}, DenyCase{"decoder", "Erf,Transpose"},
+                                           DenyCase{"decoder", "MatMul"}),
+                         [](const auto& info) { return "Case" + std::to_string(info.index); });
+
+TEST(SimNpuOptions, OpAllowLimitsTheClaimedOps) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions options;
+  options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  test::AppendSimNpu(options, {{"op_allow", "MatMul,Add"}});
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  for (const Ort::ConstEpAssignedSubgraph& subgraph : session.GetEpGraphAssignmentInfo()) {
+    if (subgraph.GetEpName() != kSimNpu) continue;
+    for (const Ort::ConstEpAssignedNode& node : subgraph.GetNodes()) {
+      EXPECT_TRUE(node.GetOperatorType() == "MatMul" || node.GetOperatorType() == "Add") << node.GetOperatorType();
+    }
+  }
+  test::ExpectCaseOutputs(session, model_case);
+}
+
+}  // namespace
+}  // namespace modelkit

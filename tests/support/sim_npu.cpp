@@ -1,0 +1,95 @@
+#include "support/sim_npu.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "modelkit/ort/runtime.h"
+
+namespace modelkit::test {
+namespace {
+
+void* LibraryHandle() {
+  RegisterSimNpu();
+  static void* handle = dlopen(SimNpuLibrary().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  return handle;
+}
+
+template <typename Fn>
+Fn Symbol(const char* name) {
+  void* handle = LibraryHandle();
+  if (handle == nullptr) {
+    ADD_FAILURE() << "libsim_npu.so is not loaded: " << dlerror();
+    return nullptr;
+  }
+  auto fn = reinterpret_cast<Fn>(dlsym(handle, name));
+  if (fn == nullptr) ADD_FAILURE() << "libsim_npu.so does not export " << name;
+  return fn;
+}
+
+int64_t Counter(const char* function, const std::string& ep_name) {
+  using CounterFn = int64_t (*)(const char*);
+  CounterFn fn = Symbol<CounterFn>(function);
+  return fn == nullptr ? -1 : fn(ep_name.c_str());
+}
+
+}  // namespace
+
+std::filesystem::path SimNpuLibrary() { return MODELKIT_SIM_NPU_LIBRARY; }
+
+void RegisterSimNpu() {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] {
+    try {
+      Ort::Env& env = ort::SharedEnv();
+      env.RegisterExecutionProviderLibrary("SimNpu.virtual", SimNpuLibrary().string());
+      env.RegisterExecutionProviderLibrary("SimNpu2.virtual", SimNpuLibrary().string());
+    } catch (const Ort::Exception& error) {
+      failure = error.what();
+    }
+  });
+  ASSERT_EQ(failure, "") << "registering " << SimNpuLibrary();
+}
+
+std::vector<Ort::ConstEpDevice> SimNpuDevices(const std::string& ep_name) {
+  RegisterSimNpu();
+  std::vector<Ort::ConstEpDevice> devices;
+  for (const Ort::ConstEpDevice& device : ort::SharedEnv().GetEpDevices()) {
+    if (device.EpName() == ep_name) devices.push_back(device);
+  }
+  return devices;
+}
+
+void AppendSimNpu(Ort::SessionOptions& options, const std::map<std::string, std::string>& ep_options,
+                  const std::string& ep_name) {
+  const std::vector<Ort::ConstEpDevice> devices = SimNpuDevices(ep_name);
+  ASSERT_EQ(devices.size(), 1u) << ep_name;
+  options.AppendExecutionProvider_V2(
+      ort::SharedEnv(), devices, std::unordered_map<std::string, std::string>(ep_options.begin(), ep_options.end()));
+}
+
+SimNpuCounters ReadSimNpuCounters(const std::string& ep_name) {
+  SimNpuCounters counters;
+  counters.runs = Counter("SimNpuGetRunCount", ep_name);
+  counters.compiled_partitions = Counter("SimNpuGetCompiledPartitionCount", ep_name);
+  counters.loaded_contexts = Counter("SimNpuGetLoadedContextCount", ep_name);
+  counters.claimed_nodes = Counter("SimNpuGetClaimedNodeCount", ep_name);
+  return counters;
+}
+
+void ResetSimNpuCounters() {
+  using ResetFn = void (*)();
+  if (ResetFn fn = Symbol<ResetFn>("SimNpuResetCounters")) fn();
+}
+
+std::map<std::string, size_t> NodesPerEp(const Ort::Session& session) {
+  std::map<std::string, size_t> counts;
+  for (const Ort::ConstEpAssignedSubgraph& subgraph : session.GetEpGraphAssignmentInfo()) {
+    counts[subgraph.GetEpName()] += subgraph.GetNodes().size();
+  }
+  return counts;
+}
+
+}  // namespace modelkit::test

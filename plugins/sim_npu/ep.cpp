@@ -1,6 +1,7 @@
 #include "ep.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -125,7 +126,11 @@ void SimNpuEp::ClaimNodes(Ort::ConstGraph graph, OrtEpGraphSupportInfo* support)
 }
 
 void SimNpuEp::SimulateCompiler() const {
-  if (options_.crash_compile) std::abort();
+  if (options_.crash_compile) {
+    std::fprintf(stderr, "%s: the NPU compiler crashed (fault injected by the crash_compile=1 option)\n",
+                 name_.c_str());
+    std::abort();
+  }
   if (options_.fail_compile) {
     throw Ort::Exception(name_ + ": the NPU compiler failed (fault injected by the fail_compile=1 option)",
                          ORT_EP_FAIL);

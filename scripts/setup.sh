@@ -7,13 +7,15 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark) and what the
-# test fixtures are made with (Debian's python3 with onnx and numpy).
+# Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark), what the
+# test fixtures are made with (Debian's python3 with onnx and numpy) and the ONNX conformance test data.
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy
+  # the ONNX conformance suite (test models with input/output data) run through the simulated NPU
+  libonnx-testdata
   npm ca-certificates dpkg-dev
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
   libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0

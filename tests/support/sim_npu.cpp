@@ -34,6 +34,16 @@ int64_t Counter(const char* function, const std::string& ep_name) {
   return fn == nullptr ? -1 : fn(ep_name.c_str());
 }
 
+// Every test program linking this helper initialises ORT's API and registers the plugin before its first test, so a
+// test may create Ort objects (compiled with ORT_API_MANUAL_INIT) from its first line.
+class SimNpuEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { RegisterSimNpu(); }
+};
+
+[[maybe_unused]] const ::testing::Environment* const kEnvironment =
+    ::testing::AddGlobalTestEnvironment(new SimNpuEnvironment);
+
 }  // namespace
 
 std::filesystem::path SimNpuLibrary() { return MODELKIT_SIM_NPU_LIBRARY; }

@@ -19,7 +19,8 @@ inline constexpr const char* kSimNpu2 = "SimNpu2ExecutionProvider";  // register
 std::filesystem::path SimNpuLibrary();
 
 // Registers the library with modelkit::ort::SharedEnv() under "SimNpu.virtual" and "SimNpu2.virtual", once per
-// process; later calls do nothing. Fails the test when registration fails.
+// process; later calls do nothing. Fails the test when registration fails. A global test environment calls it
+// before the first test of every program linking this helper.
 void RegisterSimNpu();
 
 // The EP devices ORT lists for `ep_name` (registers first).

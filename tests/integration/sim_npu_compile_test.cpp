@@ -103,8 +103,8 @@ INSTANTIATE_TEST_SUITE_P(Models, SimNpuCompile,
                          ::testing::Values(CompileCase{"matmul_add", true}, CompileCase{"matmul_add", false},
                                            CompileCase{"matmul_nbits", true}, CompileCase{"gqa_with_past", false},
                                            CompileCase{"decoder", true}, CompileCase{"decoder", false}),
-                         [](const auto& info) {
-                           return info.param.model + (info.param.embed ? "_embedded" : "_external");
+                         [](const auto& param_info) {
+                           return param_info.param.model + (param_info.param.embed ? "_embedded" : "_external");
                          });
 
 class SimNpuCompiledModel : public ::testing::Test {

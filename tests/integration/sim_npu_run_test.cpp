@@ -131,7 +131,7 @@ TEST_P(SimNpuPartialModels, SplitBetweenNpuAndCpuWithIdenticalOutputs) {
 INSTANTIATE_TEST_SUITE_P(Models, SimNpuPartialModels,
                          ::testing::Values(DenyCase{"decoder", "Softmax"}, DenyCase{"decoder", "Erf,Transpose"},
                                            DenyCase{"decoder", "MatMul"}),
-                         [](const auto& info) { return "Case" + std::to_string(info.index); });
+                         [](const auto& param_info) { return "Case" + std::to_string(param_info.index); });
 
 TEST(SimNpuOptions, OpAllowLimitsTheClaimedOps) {
   const test::ModelCase model_case = test::LoadModelCase("decoder");

@@ -148,5 +148,38 @@ TEST(SimNpuOptions, OpAllowLimitsTheClaimedOps) {
   test::ExpectCaseOutputs(session, model_case);
 }
 
+// ORT puts provider options into the session config as "ep.<lower-case EP name>.<key>"; set there directly, they
+// work the same.
+TEST(SimNpuOptions, ReadFromSessionConfigEntries) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions options;
+  options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  options.AddConfigEntry("ep.simnpuexecutionprovider.op_deny", "Softmax, LayerNormalization");
+  test::AppendSimNpu(options);
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  for (const Ort::ConstEpAssignedSubgraph& subgraph : session.GetEpGraphAssignmentInfo()) {
+    for (const Ort::ConstEpAssignedNode& node : subgraph.GetNodes()) {
+      const bool denied = node.GetOperatorType() == "Softmax" || node.GetOperatorType() == "LayerNormalization";
+      EXPECT_EQ(subgraph.GetEpName() == kSimNpu, !denied) << node.GetOperatorType() << " on " << subgraph.GetEpName();
+    }
+  }
+  test::ExpectCaseOutputs(session, model_case);
+}
+
+TEST(SimNpuOptions, BadValuesAreRejectedNamingTheKey) {
+  const test::ModelCase model_case = test::LoadModelCase("matmul_add");
+  for (const auto& [key, value] : {std::pair{"compile_delay_ms", "soon"}, std::pair{"fail_compile", "yes"}}) {
+    Ort::SessionOptions options;
+    test::AppendSimNpu(options, {{key, value}});
+    try {
+      Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+      ADD_FAILURE() << key << "=" << value << " was accepted";
+    } catch (const Ort::Exception& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string("ep.simnpuexecutionprovider.") + key), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace modelkit

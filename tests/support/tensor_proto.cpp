@@ -281,6 +281,90 @@ std::optional<TensorProtoData> ParseTensorProto(const std::string& bytes, std::s
   return tensor;
 }
 
+namespace {
+
+std::optional<std::vector<TensorProtoData>> ParseSequence(std::string_view bytes, std::string* error) {
+  std::vector<TensorProtoData> tensors;
+  Wire wire(bytes);
+  while (!wire.done() && wire.ok()) {
+    const uint64_t key = wire.Varint();
+    const auto field = static_cast<uint32_t>(key >> 3);
+    const auto wire_type = static_cast<uint32_t>(key & 7);
+    if (field == 2 && wire_type == 0) {
+      if (const uint64_t elem_type = wire.Varint(); elem_type != 1 && elem_type != 0) {
+        if (error) *error = "sequence of non-tensors";
+        return std::nullopt;
+      }
+    } else if (field == 3 && wire_type == 2) {
+      std::optional<TensorProtoData> tensor = ParseTensorProto(std::string(wire.LengthDelimited()), error);
+      if (!tensor) return std::nullopt;
+      tensors.push_back(std::move(*tensor));
+    } else if (field == 1) {
+      wire.Skip(wire_type);
+    } else {
+      if (error) *error = "sequence of non-tensors";
+      return std::nullopt;
+    }
+  }
+  if (!wire.ok()) {
+    if (error) *error = "malformed SequenceProto";
+    return std::nullopt;
+  }
+  return tensors;
+}
+
+}  // namespace
+
+std::optional<ProtoValue> ParseValueProto(const std::string& bytes, ONNXType type, std::string* error) {
+  ProtoValue value;
+  if (type == ONNX_TYPE_TENSOR) {
+    std::optional<TensorProtoData> tensor = ParseTensorProto(bytes, error);
+    if (!tensor) return std::nullopt;
+    value.tensor = std::move(*tensor);
+    return value;
+  }
+  if (type == ONNX_TYPE_SEQUENCE) {
+    std::optional<std::vector<TensorProtoData>> sequence = ParseSequence(bytes, error);
+    if (!sequence) return std::nullopt;
+    value.kind = ProtoValue::Kind::kSequence;
+    value.sequence = std::move(*sequence);
+    return value;
+  }
+  if (type != ONNX_TYPE_OPTIONAL) {
+    if (error) *error = "values of ONNX type " + std::to_string(type) + " are not supported";
+    return std::nullopt;
+  }
+  // OptionalProto: 3 = tensor_value, 5 = sequence_value; neither means an empty optional.
+  value.kind = ProtoValue::Kind::kNone;
+  Wire wire(bytes);
+  while (!wire.done() && wire.ok()) {
+    const uint64_t key = wire.Varint();
+    const auto field = static_cast<uint32_t>(key >> 3);
+    const auto wire_type = static_cast<uint32_t>(key & 7);
+    if (field == 3 && wire_type == 2) {
+      std::optional<TensorProtoData> tensor = ParseTensorProto(std::string(wire.LengthDelimited()), error);
+      if (!tensor) return std::nullopt;
+      value.kind = ProtoValue::Kind::kTensor;
+      value.tensor = std::move(*tensor);
+    } else if (field == 5 && wire_type == 2) {
+      std::optional<std::vector<TensorProtoData>> sequence = ParseSequence(wire.LengthDelimited(), error);
+      if (!sequence) return std::nullopt;
+      value.kind = ProtoValue::Kind::kSequence;
+      value.sequence = std::move(*sequence);
+    } else if (field == 1 || field == 2) {
+      wire.Skip(wire_type);
+    } else {
+      if (error) *error = "optional of a type this reader does not support";
+      return std::nullopt;
+    }
+  }
+  if (!wire.ok()) {
+    if (error) *error = "malformed OptionalProto";
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<TensorProtoData> ReadTensorProto(const std::filesystem::path& file, std::string* error) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
@@ -341,6 +425,42 @@ std::string CompareTensor(const Ort::Value& actual, const TensorProtoData& expec
     return "";
   }
   if (count > 0 && std::memcmp(got, want, expected.bytes.size()) != 0) return "elements differ";
+  return "";
+}
+
+Ort::Value ToOrtValue(ProtoValue& value) {
+  switch (value.kind) {
+    case ProtoValue::Kind::kTensor:
+      return ToOrtValue(value.tensor);
+    case ProtoValue::Kind::kSequence: {
+      std::vector<Ort::Value> elements;
+      for (TensorProtoData& tensor : value.sequence) elements.push_back(ToOrtValue(tensor));
+      return Ort::Value::CreateSequence(elements);
+    }
+    case ProtoValue::Kind::kNone:
+      break;
+  }
+  return Ort::Value{nullptr};
+}
+
+std::string CompareValue(const Ort::Value& actual, const ProtoValue& expected) {
+  if (expected.kind == ProtoValue::Kind::kNone) {
+    return actual == nullptr || !actual.HasValue() ? "" : "a value where an empty optional is expected";
+  }
+  if (actual == nullptr || !actual.HasValue()) return "an empty optional where a value is expected";
+  if (expected.kind == ProtoValue::Kind::kTensor) return CompareTensor(actual, expected.tensor);
+  if (actual.GetTypeInfo().GetONNXType() != ONNX_TYPE_SEQUENCE) return "not a sequence";
+  const size_t count = actual.GetCount();
+  if (count != expected.sequence.size()) {
+    return "sequence of " + std::to_string(count) + ", expected " + std::to_string(expected.sequence.size());
+  }
+  Ort::AllocatorWithDefaultOptions allocator;
+  for (size_t i = 0; i < count; ++i) {
+    if (std::string problem = CompareTensor(actual.GetValue(static_cast<int>(i), allocator), expected.sequence[i]);
+        !problem.empty()) {
+      return "sequence element " + std::to_string(i) + ": " + problem;
+    }
+  }
   return "";
 }
 

@@ -55,6 +55,10 @@ struct CompileCase {
   bool embed;
 };
 
+void PrintTo(const CompileCase& compile_case, std::ostream* out) {
+  *out << compile_case.model << (compile_case.embed ? ", embedded context" : ", context file");
+}
+
 class SimNpuCompile : public ::testing::TestWithParam<CompileCase> {};
 
 // The compiled model holds EPContext nodes whose context is the NPU's compiled partition: it runs after the source

@@ -91,12 +91,16 @@ struct DenyCase {
   std::string op_deny;
 };
 
+void PrintTo(const DenyCase& deny_case, std::ostream* out) {
+  *out << deny_case.model << ", op_deny=" << deny_case.op_deny;
+}
+
 class SimNpuPartialModels : public ::testing::TestWithParam<DenyCase> {};
 
 // Denied op types stay on the CPU EP; the rest is split into several NPU partitions, and outputs still match both
 // the references and the CPU EP. Not bit for bit: each inner session fuses only what its partition holds (the CPU
 // session alone may fuse Div/Erf/Add/Mul into one Gelu kernel), so float results may differ in the last bits.
-TEST_P(SimNpuPartialModels, SplitBetweenNpuAndCpuWithIdenticalOutputs) {
+TEST_P(SimNpuPartialModels, SplitBetweenNpuAndCpuWithTheCpuEpsOutputs) {
   const test::ModelCase model_case = test::LoadModelCase(GetParam().model);
   Ort::SessionOptions options;
   options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");

@@ -7,9 +7,13 @@
 
 namespace sim_npu {
 
-CompiledPartition::CompiledPartition(Ort::Session session, const std::vector<std::string>& fused_input_names,
+CompiledPartition::CompiledPartition(Ort::Session session, const std::string& partition_name,
+                                     const std::vector<std::string>& fused_input_names,
                                      std::vector<std::string> fused_output_names, EpCounters& counters)
-    : session_(std::move(session)), output_names_(std::move(fused_output_names)), counters_(counters) {
+    : session_(std::move(session)),
+      output_names_(std::move(fused_output_names)),
+      counters_(counters),
+      runs_(counters.RunsOf(partition_name)) {
   Ort::AllocatorWithDefaultOptions allocator;
   for (size_t i = 0; i < session_.GetInputCount(); ++i) {
     std::string name = session_.GetInputNameAllocated(i, allocator).get();
@@ -58,6 +62,7 @@ void CompiledPartition::Run(OrtKernelContext* context) {
     CopyTensorData(owned[i], target);
   }
   ++counters_.partition_runs;
+  ++runs_;
 }
 
 namespace {

@@ -102,8 +102,11 @@ void SimNpuEp::ClaimNodes(Ort::ConstGraph graph, OrtEpGraphSupportInfo* support)
         Ort::ThrowOnError(EpApi().EpGraphSupportInfo_AddNodesToFuse(support, &single, 1, &fusion));
         ++counters.nodes_claimed;
       }
+    } else if (const std::string reason = UnsupportedReason(node, options_); !reason.empty()) {
+      Log(ORT_LOGGING_LEVEL_INFO,
+          "node '" + node.GetName() + "' (" + node.GetOperatorType() + ") is left to other EPs: " + reason);
     } else {
-      views[i].supported = UnsupportedReason(node, options_).empty();
+      views[i].supported = true;
     }
     std::vector<Ort::ConstValueInfo> inputs = node.GetInputs();
     const std::vector<Ort::ConstValueInfo> implicit = node.GetImplicitInputs();
@@ -123,6 +126,12 @@ void SimNpuEp::ClaimNodes(Ort::ConstGraph graph, OrtEpGraphSupportInfo* support)
     Ort::ThrowOnError(EpApi().EpGraphSupportInfo_AddNodesToFuse(support, members.data(), members.size(), &fusion));
     counters.nodes_claimed += static_cast<int64_t>(members.size());
   }
+}
+
+void SimNpuEp::Log(OrtLoggingLevel level, const std::string& message) const {
+  const std::string text = name_ + ": " + message;
+  Ort::Status ignored{
+      OrtApiTable().Logger_LogMessage(logger_, level, text.c_str(), ORT_TSTR(__FILE__), __LINE__, "SimNpuEp")};
 }
 
 void SimNpuEp::SimulateCompiler() const {
@@ -172,13 +181,15 @@ void SimNpuEp::CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_
                              ORT_INVALID_GRAPH);
       }
       Ort::Session session(env, blob.model_bytes.data(), blob.model_bytes.size(), inner_options);
-      partition = std::make_unique<CompiledPartition>(std::move(session), fused_inputs, fused_outputs, counters);
+      partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs, fused_outputs,
+                                                      counters);
       ++counters.contexts_loaded;
     } else if (options_.context_enable) {
       PartitionModel model = BuildPartitionModel(graph, fused, WeightMode::kCopy);
       const ContextBlob blob{name_, kVersion, SerialiseModel(env, model.model)};
       Ort::Session session(env, blob.model_bytes.data(), blob.model_bytes.size(), inner_options);
-      partition = std::make_unique<CompiledPartition>(std::move(session), fused_inputs, fused_outputs, counters);
+      partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs, fused_outputs,
+                                                      counters);
       EpContextTarget target{options_.context_embed, options_.context_file_path};
       if (target.output_model_path.empty() && !graph.GetModelPath().empty()) {
         // ORT's default output name when none is given: <source stem>_ctx.onnx beside the source.
@@ -191,7 +202,8 @@ void SimNpuEp::CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_
     } else {
       PartitionModel model = BuildPartitionModel(graph, fused, WeightMode::kReferenceInPlace);
       Ort::Session session(env, model.model, inner_options);
-      partition = std::make_unique<CompiledPartition>(std::move(session), fused_inputs, fused_outputs, counters);
+      partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs, fused_outputs,
+                                                      counters);
       ++counters.partitions_compiled;
     }
     compute_infos[i] = new PartitionComputeInfo(std::move(partition));

@@ -31,6 +31,8 @@ class SimNpuEp : public OrtEp {
                          OrtNodeComputeInfo** compute_infos, OrtNode** ep_context_nodes);
   // Applies the fault-injection options before a compilation of source nodes.
   void SimulateCompiler() const;
+  // Logs through the session's logger; failures to log are ignored.
+  void Log(OrtLoggingLevel level, const std::string& message) const;
 
   SimNpuFactory& factory_;
   std::string name_;

@@ -1,5 +1,7 @@
 // The library's exported functions: ORT's plugin entry points and the counters of sim_npu.h. Everything else in the
 // library is hidden (-fvisibility=hidden).
+#include <algorithm>
+#include <cstring>
 #include <exception>
 
 #include "api.h"
@@ -44,6 +46,16 @@ SIM_NPU_EXPORT int64_t SimNpuGetLoadedContextCount(const char* ep_name) {
 
 SIM_NPU_EXPORT int64_t SimNpuGetClaimedNodeCount(const char* ep_name) {
   return sim_npu::CountersFor(ep_name).nodes_claimed.load();
+}
+
+SIM_NPU_EXPORT size_t SimNpuDescribePartitionRuns(const char* ep_name, char* buffer, size_t buffer_size) {
+  const std::string text = sim_npu::CountersFor(ep_name).DescribePartitionRuns();
+  if (buffer != nullptr && buffer_size > 0) {
+    const size_t copied = std::min(text.size(), buffer_size - 1);
+    std::memcpy(buffer, text.data(), copied);
+    buffer[copied] = '\0';
+  }
+  return text.size();
 }
 
 SIM_NPU_EXPORT void SimNpuResetCounters(void) { sim_npu::ResetAllCounters(); }

@@ -19,6 +19,29 @@ std::map<std::string, std::unique_ptr<EpCounters>>& AllCounters() {
 
 }  // namespace
 
+std::atomic<int64_t>& EpCounters::RunsOf(const std::string& partition_name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<std::atomic<int64_t>>& slot = runs_by_partition_[partition_name];
+  if (!slot) slot = std::make_unique<std::atomic<int64_t>>(0);
+  return *slot;
+}
+
+std::string EpCounters::DescribePartitionRuns() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string text;
+  for (const auto& [name, runs] : runs_by_partition_) text += name + " " + std::to_string(runs->load()) + "\n";
+  return text;
+}
+
+void EpCounters::Reset() {
+  partitions_compiled = 0;
+  contexts_loaded = 0;
+  nodes_claimed = 0;
+  partition_runs = 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [name, runs] : runs_by_partition_) *runs = 0;
+}
+
 EpCounters& CountersFor(const std::string& ep_name) {
   std::lock_guard<std::mutex> lock(CountersMutex());
   std::unique_ptr<EpCounters>& slot = AllCounters()[ep_name];
@@ -28,12 +51,7 @@ EpCounters& CountersFor(const std::string& ep_name) {
 
 void ResetAllCounters() {
   std::lock_guard<std::mutex> lock(CountersMutex());
-  for (auto& [name, counters] : AllCounters()) {
-    counters->partitions_compiled = 0;
-    counters->contexts_loaded = 0;
-    counters->nodes_claimed = 0;
-    counters->partition_runs = 0;
-  }
+  for (auto& [name, counters] : AllCounters()) counters->Reset();
 }
 
 }  // namespace sim_npu

@@ -4,6 +4,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 namespace sim_npu {
@@ -13,6 +16,17 @@ struct EpCounters {
   std::atomic<int64_t> contexts_loaded{0};      // partitions restored from EPContext nodes
   std::atomic<int64_t> nodes_claimed{0};        // nodes claimed in GetCapability (EPContext nodes included)
   std::atomic<int64_t> partition_runs{0};       // partition executions
+
+  // The run counter of one partition, by fused node name (the same model compiled again shares the name). The
+  // reference stays valid for the life of the process.
+  std::atomic<int64_t>& RunsOf(const std::string& partition_name);
+  // "<partition name> <runs>\n" per partition, in name order.
+  std::string DescribePartitionRuns();
+  void Reset();
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<std::atomic<int64_t>>> runs_by_partition_;
 };
 
 // The counters of `ep_name`, created on first use; the reference stays valid for the life of the process.

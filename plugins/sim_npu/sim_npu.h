@@ -5,6 +5,7 @@
 // ep_name is the EP name ("SimNpuExecutionProvider"); an EP that never did anything reads 0.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -19,10 +20,15 @@ int64_t SimNpuGetCompiledPartitionCount(const char* ep_name);
 int64_t SimNpuGetLoadedContextCount(const char* ep_name);
 // Nodes claimed in GetCapability.
 int64_t SimNpuGetClaimedNodeCount(const char* ep_name);
+// Writes "<partition name> <runs>\n" for every partition of the EP (partitions are named by their fused node; a model
+// compiled again reuses the names) into `buffer` (NUL-terminated, truncated to buffer_size - 1 bytes). Returns the
+// full length of the text, so a call with a NULL buffer sizes it.
+size_t SimNpuDescribePartitionRuns(const char* ep_name, char* buffer, size_t buffer_size);
 // Zeroes every counter of every EP name.
 void SimNpuResetCounters(void);
 
 typedef int64_t (*SimNpuCounterFn)(const char* ep_name);
+typedef size_t (*SimNpuDescribePartitionRunsFn)(const char* ep_name, char* buffer, size_t buffer_size);
 typedef void (*SimNpuResetCountersFn)(void);
 
 #ifdef __cplusplus

@@ -137,6 +137,25 @@ INSTANTIATE_TEST_SUITE_P(Models, SimNpuPartialModels,
                                            DenyCase{"decoder", "MatMul"}),
                          [](const auto& param_info) { return "Case" + std::to_string(param_info.index); });
 
+// Every partition of a split model runs once per session run.
+TEST(SimNpuCounters, EachPartitionCountsItsRuns) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions options;
+  test::AppendSimNpu(options, {{"op_deny", "Softmax"}});
+  test::ResetSimNpuCounters();
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  for (int run = 0; run < 3; ++run) test::ExpectCaseOutputs(session, model_case);
+  const int64_t partitions = test::ReadSimNpuCounters().compiled_partitions;
+  EXPECT_EQ(partitions, 3) << "two Softmax nodes split the decoder into three partitions";
+  std::map<std::string, int64_t> runs;
+  for (const auto& [name, count] : test::ReadSimNpuPartitionRuns()) {
+    if (count > 0) runs[name] = count;
+  }
+  EXPECT_EQ(static_cast<int64_t>(runs.size()), partitions);
+  for (const auto& [name, count] : runs) EXPECT_EQ(count, 3) << name;
+  EXPECT_EQ(test::ReadSimNpuCounters().runs, 3 * partitions);
+}
+
 TEST(SimNpuOptions, OpAllowLimitsTheClaimedOps) {
   const test::ModelCase model_case = test::LoadModelCase("decoder");
   Ort::SessionOptions options;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <sstream>
 
 #include "modelkit/ort/runtime.h"
 
@@ -87,6 +88,20 @@ SimNpuCounters ReadSimNpuCounters(const std::string& ep_name) {
   counters.loaded_contexts = Counter("SimNpuGetLoadedContextCount", ep_name);
   counters.claimed_nodes = Counter("SimNpuGetClaimedNodeCount", ep_name);
   return counters;
+}
+
+std::map<std::string, int64_t> ReadSimNpuPartitionRuns(const std::string& ep_name) {
+  using DescribeFn = size_t (*)(const char*, char*, size_t);
+  std::map<std::string, int64_t> runs;
+  DescribeFn describe = Symbol<DescribeFn>("SimNpuDescribePartitionRuns");
+  if (describe == nullptr) return runs;
+  std::string text(describe(ep_name.c_str(), nullptr, 0) + 1, '\0');
+  text.resize(describe(ep_name.c_str(), text.data(), text.size()));
+  std::istringstream lines(text);
+  std::string name;
+  int64_t count = 0;
+  while (lines >> name >> count) runs[name] = count;
+  return runs;
 }
 
 void ResetSimNpuCounters() {

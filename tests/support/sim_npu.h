@@ -38,6 +38,8 @@ struct SimNpuCounters {
   int64_t claimed_nodes = 0;        // nodes claimed in GetCapability
 };
 SimNpuCounters ReadSimNpuCounters(const std::string& ep_name = kSimNpu);
+// Runs per partition (by fused node name) of `ep_name`.
+std::map<std::string, int64_t> ReadSimNpuPartitionRuns(const std::string& ep_name = kSimNpu);
 void ResetSimNpuCounters();
 
 // Node counts per EP name of a session created with session.record_ep_graph_assignment_info=1.

@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "compatibility.h"
 #include "compiled_partition.h"
 #include "context_blob.h"
 #include "factory.h"
@@ -60,6 +61,8 @@ SimNpuEp::SimNpuEp(SimNpuFactory& factory, SimNpuOptions options, const OrtLogge
   GetCapability = GetCapabilityImpl;
   Compile = CompileImpl;
   ReleaseNodeComputeInfos = ReleaseNodeComputeInfosImpl;
+  GetCompiledModelCompatibilityInfo = GetCompiledModelCompatibilityInfoImpl;
+  compatibility_info_ = CompatibilityInfo(name_, kVersion);
 }
 
 const char* SimNpuEp::GetNameImpl(const OrtEp* self) noexcept {
@@ -73,6 +76,12 @@ OrtStatus* SimNpuEp::GetCapabilityImpl(OrtEp* self, const OrtGraph* graph, OrtEp
 OrtStatus* SimNpuEp::CompileImpl(OrtEp* self, const OrtGraph** graphs, const OrtNode** fused_nodes, size_t count,
                                  OrtNodeComputeInfo** compute_infos, OrtNode** ep_context_nodes) noexcept {
   return Guard([&] { Self(self).CompilePartitions(graphs, fused_nodes, count, compute_infos, ep_context_nodes); });
+}
+
+// ORT stores this in the compiled model's metadata and hands it to the factory's
+// ValidateCompiledModelCompatibilityInfo when an application asks whether the model suits this EP.
+const char* SimNpuEp::GetCompiledModelCompatibilityInfoImpl(OrtEp* self, const OrtGraph*) noexcept {
+  return Self(self).compatibility_info_.c_str();
 }
 
 void SimNpuEp::ReleaseNodeComputeInfosImpl(OrtEp*, OrtNodeComputeInfo** compute_infos, size_t count) noexcept {

@@ -25,6 +25,7 @@ class SimNpuEp : public OrtEp {
                                              OrtNode** ep_context_nodes) noexcept;
   static void ORT_API_CALL ReleaseNodeComputeInfosImpl(OrtEp* self, OrtNodeComputeInfo** compute_infos,
                                                        size_t count) noexcept;
+  static const char* ORT_API_CALL GetCompiledModelCompatibilityInfoImpl(OrtEp* self, const OrtGraph* graph) noexcept;
 
   void ClaimNodes(Ort::ConstGraph graph, OrtEpGraphSupportInfo* support);
   void CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_nodes, size_t count,
@@ -38,6 +39,7 @@ class SimNpuEp : public OrtEp {
   std::string name_;
   SimNpuOptions options_;
   const OrtLogger* logger_;
+  std::string compatibility_info_;
 };
 
 }  // namespace sim_npu

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "compatibility.h"
 #include "ep.h"
 #include "options.h"
 
@@ -29,6 +30,7 @@ SimNpuFactory::SimNpuFactory(std::string ep_name) : OrtEpFactory{}, ep_name_(std
   GetSupportedDevices = GetSupportedDevicesImpl;
   CreateEp = CreateEpImpl;
   ReleaseEp = ReleaseEpImpl;
+  ValidateCompiledModelCompatibilityInfo = ValidateCompiledModelCompatibilityInfoImpl;
   CreateAllocator = CreateAllocatorImpl;
   ReleaseAllocator = ReleaseAllocatorImpl;
   CreateDataTransfer = CreateDataTransferImpl;
@@ -86,6 +88,23 @@ OrtStatus* SimNpuFactory::CreateEpImpl(OrtEpFactory* self, const OrtHardwareDevi
 }
 
 void SimNpuFactory::ReleaseEpImpl(OrtEpFactory*, OrtEp* ep) noexcept { delete static_cast<SimNpuEp*>(ep); }
+
+OrtStatus* SimNpuFactory::ValidateCompiledModelCompatibilityInfoImpl(
+    OrtEpFactory* self, const OrtHardwareDevice* const*, size_t, const char* compatibility_info,
+    OrtCompiledModelCompatibility* compatibility) noexcept {
+  switch (CheckCompatibility(compatibility_info == nullptr ? "" : compatibility_info, Self(self).ep_name_, kVersion)) {
+    case Compatibility::kOptimal:
+      *compatibility = OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL;
+      break;
+    case Compatibility::kPreferRecompilation:
+      *compatibility = OrtCompiledModelCompatibility_EP_SUPPORTED_PREFER_RECOMPILATION;
+      break;
+    case Compatibility::kUnsupported:
+      *compatibility = OrtCompiledModelCompatibility_EP_UNSUPPORTED;
+      break;
+  }
+  return nullptr;
+}
 
 // Tensors live in ordinary CPU memory: no allocator, data transfer or stream of its own.
 OrtStatus* SimNpuFactory::CreateAllocatorImpl(OrtEpFactory*, const OrtMemoryInfo*, const OrtKeyValuePairs*,

@@ -41,6 +41,9 @@ class SimNpuFactory : public OrtEpFactory {
                                               const OrtSessionOptions* session_options, const OrtLogger* logger,
                                               OrtEp** ep) noexcept;
   static void ORT_API_CALL ReleaseEpImpl(OrtEpFactory* self, OrtEp* ep) noexcept;
+  static OrtStatus* ORT_API_CALL ValidateCompiledModelCompatibilityInfoImpl(
+      OrtEpFactory* self, const OrtHardwareDevice* const* devices, size_t num_devices, const char* compatibility_info,
+      OrtCompiledModelCompatibility* compatibility) noexcept;
   static OrtStatus* ORT_API_CALL CreateAllocatorImpl(OrtEpFactory* self, const OrtMemoryInfo* memory_info,
                                                      const OrtKeyValuePairs* options,
                                                      OrtAllocator** allocator) noexcept;

@@ -165,6 +165,47 @@ TEST_F(SimNpuCompiledModel, MissingContextFileIsAClearError) {
   EXPECT_NE(error.find("cannot open the EPContext file"), std::string::npos) << error;
 }
 
+// ORT records the EP's compatibility info (name and version) in the compiled model, and asks the EP's factory to judge
+// it: what an application or a compile cache uses to decide whether a compiled model still fits.
+TEST_F(SimNpuCompiledModel, RecordsCompatibilityInfoTheEpValidates) {
+  Ort::AllocatorWithDefaultOptions allocator;
+  const Ort::AllocatedStringPtr info =
+      Ort::GetCompatibilityInfoFromModelAllocated(compiled_.c_str(), kSimNpu, allocator);
+  ASSERT_NE(info, nullptr);
+  EXPECT_STREQ(info.get(), "SimNpuExecutionProvider;version=1.0.0");
+  EXPECT_EQ(Ort::GetModelCompatibilityForEpDevices(test::SimNpuDevices(kSimNpu), info.get()),
+            OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL);
+  EXPECT_EQ(Ort::GetModelCompatibilityForEpDevices(test::SimNpuDevices(kSimNpu2), info.get()),
+            OrtCompiledModelCompatibility_EP_UNSUPPORTED);
+  EXPECT_EQ(Ort::GetModelCompatibilityForEpDevices(test::SimNpuDevices(kSimNpu), "SimNpuExecutionProvider;version=0.9"),
+            OrtCompiledModelCompatibility_EP_SUPPORTED_PREFER_RECOMPILATION);
+}
+
+// Compiled into memory with the context embedded, the model runs from those bytes.
+TEST(SimNpuCompileToBuffer, EmbeddedContextModelRunsFromBytes) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions options;
+  test::AppendSimNpu(options);
+  Ort::ModelCompilationOptions compile(ort::SharedEnv(), options);
+  compile.SetInputModelPath(model_case.model.c_str());
+  compile.SetEpContextEmbedMode(true);
+  Ort::AllocatorWithDefaultOptions allocator;
+  void* buffer = nullptr;
+  size_t size = 0;
+  compile.SetOutputModelBuffer(allocator, &buffer, &size);
+  const Ort::Status status = Ort::CompileModel(ort::SharedEnv(), compile);
+  ASSERT_TRUE(status.IsOK()) << status.GetErrorMessage();
+  const std::string bytes(static_cast<const char*>(buffer), size);
+  allocator.Free(buffer);
+  EXPECT_NE(bytes.find("SIMNPU-CONTEXT"), std::string::npos);
+
+  Ort::SessionOptions load;
+  load.AddConfigEntry("session.disable_cpu_ep_fallback", "1");
+  test::AppendSimNpu(load);
+  Ort::Session session(ort::SharedEnv(), bytes.data(), bytes.size(), load);
+  test::ExpectCaseOutputs(session, model_case);
+}
+
 TEST(SimNpuCompileFaults, FailCompileIsReportedBySessionsAndTheCompileApi) {
   const test::ModelCase model_case = test::LoadModelCase("matmul_add");
   test::TempDir dir;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 
 #include "modelkit/ort/runtime.h"
 #include "support/model_case.h"
@@ -136,6 +137,23 @@ INSTANTIATE_TEST_SUITE_P(Models, SimNpuPartialModels,
                          ::testing::Values(DenyCase{"decoder", "Softmax"}, DenyCase{"decoder", "Erf,Transpose"},
                                            DenyCase{"decoder", "MatMul"}),
                          [](const auto& param_info) { return "Case" + std::to_string(param_info.index); });
+
+// Concurrent runs of one session share its NPU partitions (inner sessions run concurrently too).
+TEST(SimNpuThreads, ConcurrentRunsOfASplitModelAreCorrect) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions options;
+  test::AppendSimNpu(options, {{"op_deny", "Softmax"}});
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  const int64_t runs_before = test::ReadSimNpuCounters().runs;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int run = 0; run < 10; ++run) test::ExpectCaseOutputs(session, model_case);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(test::ReadSimNpuCounters().runs - runs_before, 4 * 10 * 3) << "three partitions per run";
+}
 
 // Every partition of a split model runs once per session run.
 TEST(SimNpuCounters, EachPartitionCountsItsRuns) {

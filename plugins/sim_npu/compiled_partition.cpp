@@ -73,6 +73,7 @@ OrtStatus* ORT_API_CALL CreateStateImpl(OrtNodeComputeInfo* self, OrtNodeCompute
 }
 
 OrtStatus* ORT_API_CALL ComputeImpl(OrtNodeComputeInfo*, void* state, OrtKernelContext* context) noexcept {
+  if (state == nullptr) return MakeStatus(ORT_EP_FAIL, "the partition was compiled by a compile-only session");
   return Guard([&] { static_cast<CompiledPartition*>(state)->Run(context); });
 }
 

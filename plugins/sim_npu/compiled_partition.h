@@ -36,8 +36,8 @@ class CompiledPartition {
   std::atomic<int64_t>& runs_;
 };
 
-// The OrtNodeComputeInfo ORT receives from Compile; owns its partition. Released by SimNpuEp's
-// ReleaseNodeComputeInfos.
+// The OrtNodeComputeInfo ORT receives from Compile; owns its partition (null in a compile-only session, which never
+// runs). Released by SimNpuEp's ReleaseNodeComputeInfos.
 struct PartitionComputeInfo : OrtNodeComputeInfo {
   explicit PartitionComputeInfo(std::unique_ptr<CompiledPartition> partition);
   std::unique_ptr<CompiledPartition> partition;

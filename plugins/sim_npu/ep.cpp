@@ -196,9 +196,11 @@ void SimNpuEp::CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_
     } else if (options_.context_enable) {
       PartitionModel model = BuildPartitionModel(graph, fused, WeightMode::kCopy);
       const ContextBlob blob{name_, kVersion, SerialiseModel(env, model.model)};
-      Ort::Session session(env, blob.model_bytes.data(), blob.model_bytes.size(), inner_options);
-      partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs, fused_outputs,
-                                                      counters);
+      if (!options_.compile_only) {
+        Ort::Session session(env, blob.model_bytes.data(), blob.model_bytes.size(), inner_options);
+        partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs,
+                                                        fused_outputs, counters);
+      }
       EpContextTarget target{options_.context_embed, options_.context_file_path};
       if (target.output_model_path.empty() && !graph.GetModelPath().empty()) {
         // ORT's default output name when none is given: <source stem>_ctx.onnx beside the source.

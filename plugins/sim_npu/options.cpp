@@ -86,6 +86,7 @@ SimNpuOptions ReadOptions(const std::string& ep_name, Ort::ConstSessionOptions s
   options.context_enable = session_options.GetConfigEntryOrDefault("ep.context_enable", "0") == "1";
   options.context_embed = session_options.GetConfigEntryOrDefault("ep.context_embed_mode", "0") == "1";
   options.context_file_path = session_options.GetConfigEntryOrDefault("ep.context_file_path", "");
+  options.compile_only = session_options.GetConfigEntryOrDefault("session.compile_only", "0") == "1";
   return options;
 }
 

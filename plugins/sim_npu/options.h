@@ -18,8 +18,10 @@ struct SimNpuOptions {
   std::set<std::string> op_allow;   // when not empty, only these op types are claimed
   std::set<std::string> op_deny;    // op types never claimed
 
-  // Session EPContext settings (ep.context_enable, ep.context_embed_mode, ep.context_file_path).
+  // Session EPContext settings (ep.context_enable, ep.context_embed_mode, ep.context_file_path), and whether the
+  // session only compiles (session.compile_only, set by the compile API): then nothing is loaded to run.
   bool context_enable = false;
+  bool compile_only = false;
   bool context_embed = true;
   std::string context_file_path;
 };

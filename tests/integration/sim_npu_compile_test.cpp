@@ -66,11 +66,15 @@ class SimNpuCompile : public ::testing::TestWithParam<CompileCase> {};
 TEST_P(SimNpuCompile, CompiledModelRunsWithoutItsSource) {
   const test::ModelCase model_case = test::LoadModelCase(GetParam().model);
   test::TempDir dir;
-  const fs::path source = dir.path() / "source" / "model.onnx";
+  const fs::path source = dir.path() / "source" / model_case.model.filename();
   const fs::path compiled = dir.path() / "compiled" / "model_ctx.onnx";
   fs::create_directories(source.parent_path());
   fs::create_directories(compiled.parent_path());
   fs::copy_file(model_case.model, source);
+  // Weights stored beside the model (external data) go with it, and are gone with it.
+  if (fs::path data = model_case.model.string() + ".data"; fs::exists(data)) {
+    fs::copy_file(data, source.parent_path() / data.filename());
+  }
 
   const Ort::Status status = Compile(source, compiled, GetParam().embed);
   ASSERT_TRUE(status.IsOK()) << status.GetErrorMessage();
@@ -106,7 +110,9 @@ TEST_P(SimNpuCompile, CompiledModelRunsWithoutItsSource) {
 INSTANTIATE_TEST_SUITE_P(Models, SimNpuCompile,
                          ::testing::Values(CompileCase{"matmul_add", true}, CompileCase{"matmul_add", false},
                                            CompileCase{"matmul_nbits", true}, CompileCase{"gqa_with_past", false},
-                                           CompileCase{"decoder", true}, CompileCase{"decoder", false}),
+                                           CompileCase{"decoder", true}, CompileCase{"decoder", false},
+                                           CompileCase{"decoder_external", true},
+                                           CompileCase{"decoder_external", false}),
                          [](const auto& param_info) {
                            return param_info.param.model + (param_info.param.embed ? "_embedded" : "_external");
                          });

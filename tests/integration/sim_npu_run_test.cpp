@@ -85,7 +85,8 @@ TEST_P(SimNpuModels, RunEntirelyOnTheNpuWithReferenceOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, SimNpuModels,
-                         ::testing::Values("matmul_add", "matmul_nbits", "gqa_prompt", "gqa_with_past", "decoder"));
+                         ::testing::Values("matmul_add", "matmul_nbits", "gqa_prompt", "gqa_with_past", "decoder",
+                                           "decoder_external"));
 
 struct DenyCase {
   std::string model;

@@ -111,6 +111,9 @@ void SimNpuEp::ClaimNodes(Ort::ConstGraph graph, OrtEpGraphSupportInfo* support)
         Ort::ThrowOnError(EpApi().EpGraphSupportInfo_AddNodesToFuse(support, &single, 1, &fusion));
         ++counters.nodes_claimed;
       }
+    } else if (const std::string assigned = node.GetEpName(); !assigned.empty() && assigned != name_) {
+      // Taken by an EP ahead of this one. ORT treats such a node as unsupported when it checks a group, so a group
+      // holding it would be dropped with all the others.
     } else if (const std::string reason = UnsupportedReason(node, options_); !reason.empty()) {
       Log(ORT_LOGGING_LEVEL_INFO,
           "node '" + node.GetName() + "' (" + node.GetOperatorType() + ") is left to other EPs: " + reason);

@@ -139,6 +139,25 @@ INSTANTIATE_TEST_SUITE_P(Models, SimNpuPartialModels,
                                            DenyCase{"decoder", "MatMul"}),
                          [](const auto& param_info) { return "Case" + std::to_string(param_info.index); });
 
+// With two NPU EPs in a session, the second claims only what the first left: nodes ORT already assigned are not
+// grouped into its partitions (a group holding one would make ORT drop all of its groups).
+TEST(SimNpuTwoEps, TheSecondEpTakesWhatTheFirstLeft) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions options;
+  options.AddConfigEntry("session.disable_cpu_ep_fallback", "1");
+  options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  test::AppendSimNpu(options, {{"op_allow", "MatMul"}}, kSimNpu2);
+  test::AppendSimNpu(options);
+  Ort::Session session(ort::SharedEnv(), model_case.model.c_str(), options);
+  for (const Ort::ConstEpAssignedSubgraph& subgraph : session.GetEpGraphAssignmentInfo()) {
+    for (const Ort::ConstEpAssignedNode& node : subgraph.GetNodes()) {
+      EXPECT_EQ(subgraph.GetEpName(), node.GetOperatorType() == "MatMul" ? kSimNpu2 : kSimNpu)
+          << node.GetOperatorType();
+    }
+  }
+  test::ExpectCaseOutputs(session, model_case);
+}
+
 // Concurrent runs of one session share its NPU partitions (inner sessions run concurrently too).
 TEST(SimNpuThreads, ConcurrentRunsOfASplitModelAreCorrect) {
   const test::ModelCase model_case = test::LoadModelCase("decoder");

@@ -230,8 +230,9 @@ TEST(SimNpuCompileFaults, FailCompileIsReportedBySessionsAndTheCompileApi) {
 TEST(SimNpuCompileFaultsDeathTest, CrashCompileKillsTheProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const test::ModelCase model_case = test::LoadModelCase("matmul_add");
-  test::TempDir dir;
-  const fs::path output = dir.path() / "out.onnx";
+  // No TempDir: the death-test child re-runs this body and dies before it could remove one.
+  const fs::path output = fs::temp_directory_path() / "modelkit_sim_npu_crash_compile_test.onnx";
+  fs::remove(output);
   EXPECT_EXIT(
       {
         (void)Compile(model_case.model, output, true, {{"crash_compile", "1"}});

@@ -68,14 +68,18 @@ Tokenizer Tokenizer::Load(const std::filesystem::path& directory) {
   }
   const std::filesystem::path json_path = directory / "tokenizer.json";
   const std::string json = ReadTextFile(json_path, "tokenizer file");
-  const std::filesystem::path config_path = directory / "tokenizer_config.json";
-  const std::string config =
-      std::filesystem::exists(config_path, error) ? ReadTextFile(config_path, "tokenizer config file") : "";
-  return FromJson(json, config, json_path.string(), config_path.string());
+  const auto optional_file = [&](const char* name) {
+    const std::filesystem::path path = directory / name;
+    return std::filesystem::exists(path, error) ? ReadTextFile(path, name) : std::string();
+  };
+  return FromJson(json, optional_file("tokenizer_config.json"), json_path.string(),
+                  (directory / "tokenizer_config.json").string(), optional_file("special_tokens_map.json"),
+                  optional_file("generation_config.json"));
 }
 
 Tokenizer Tokenizer::FromJson(std::string_view tokenizer_json, std::string_view config_json, const std::string& source,
-                              const std::string& config_source) {
+                              const std::string& config_source, std::string_view special_tokens_map_json,
+                              std::string_view generation_config_json) {
   const JsonDocument document(tokenizer_json, source);
   const JsonNode root = document.Root();
   if (!root.IsObject()) root.Fail("expected an object");
@@ -97,6 +101,10 @@ Tokenizer Tokenizer::FromJson(std::string_view tokenizer_json, std::string_view 
   }
   Tokenizer tokenizer(impl);
   impl->config = ParseTokenizerConfig(config_json, config_source, tokenizer);
+  const std::filesystem::path config_dir = std::filesystem::path(config_source).parent_path();
+  ApplyCompanionFiles(special_tokens_map_json, (config_dir / "special_tokens_map.json").string(),
+                      generation_config_json, (config_dir / "generation_config.json").string(), tokenizer,
+                      impl->config);
   for (const std::string& token : impl->config.additional_special_tokens) {
     if (const auto id = tokenizer.TokenToId(token)) impl->special_by_id[static_cast<size_t>(*id)] = true;
   }

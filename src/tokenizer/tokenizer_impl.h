@@ -40,4 +40,10 @@ std::string CleanUpTokenizationSpaces(std::string text);
 TokenizerConfig ParseTokenizerConfig(std::string_view config_json, const std::string& source,
                                      const Tokenizer& tokenizer);
 
+// Adds what special_tokens_map.json (tokens the config lacks) and generation_config.json (bos/eos ids) say; either
+// text may be empty.
+void ApplyCompanionFiles(std::string_view special_tokens_map_json, const std::string& map_source,
+                         std::string_view generation_config_json, const std::string& generation_source,
+                         const Tokenizer& tokenizer, TokenizerConfig& config);
+
 }  // namespace modelkit::tokenizer

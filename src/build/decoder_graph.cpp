@@ -192,12 +192,13 @@ class DecoderEmitter {
   std::string Linear(const std::string& input, const std::string& weight, int64_t n, int64_t k, Precision precision,
                      const std::string& prefix, const std::string& stored_name = "") {
     const std::string name = stored_name.empty() ? weight : stored_name;
-    const std::vector<float> w = Load(weight, {n, k});
+    std::vector<float> w = Load(weight, {n, k});
     if (precision != Precision::kInt4) {
       std::vector<float> transposed(w.size());
       for (int64_t r = 0; r < n; ++r) {
         for (int64_t c = 0; c < k; ++c) transposed[static_cast<size_t>(c * n + r)] = w[static_cast<size_t>(r * k + c)];
       }
+      std::vector<float>().swap(w);  // one copy at a time: the lm_head of a large vocabulary is the peak
       writer_.AddFloats(name, act_, {k, n}, transposed);
       const std::string out = prefix + "/MatMul/output_0";
       writer_.AddNode("MatMul", {input, name}, {out});

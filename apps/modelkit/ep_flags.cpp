@@ -7,13 +7,27 @@ void EpLibraryFlags::Bind(CLI::App& command) {
       "--ep-library", ep_libraries,
       "Register a plugin EP library as NAME=PATH (repeatable; also MODELKIT_EP_LIBRARIES=NAME=PATH:...)");
   command.add_option("--ep-catalog", ep_catalog,
-                     "JSON file listing plugin EP libraries and their manifests (also MODELKIT_EP_CATALOG)");
+                     "JSON file listing plugin EP libraries and their manifests (also MODELKIT_EP_CATALOG; 'none' "
+                     "disables the default <prefix>/lib/ep_catalog.json)");
 }
+
+namespace {
+
+// Plugin EPs shipped with modelkit are listed in <prefix>/lib/ep_catalog.json beside <prefix>/bin/modelkit.
+std::optional<std::filesystem::path> DefaultCatalog() {
+  std::error_code ec;
+  const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  return executable.parent_path().parent_path() / "lib" / "ep_catalog.json";
+}
+
+}  // namespace
 
 device::Machine EpLibraryFlags::LoadRealMachine() const {
   const std::optional<std::filesystem::path> catalog =
       ep_catalog.empty() ? std::nullopt : std::optional<std::filesystem::path>(ep_catalog);
-  const std::vector<device::PluginLibrary> plugins = device::CollectPluginLibraries(ep_libraries, catalog);
+  const std::vector<device::PluginLibrary> plugins =
+      device::CollectPluginLibraries(ep_libraries, catalog, DefaultCatalog());
   device::OrtDiscovery discovery(plugins);
   return device::LoadMachine(discovery, plugins);
 }

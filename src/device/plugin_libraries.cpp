@@ -1,5 +1,6 @@
 #include "modelkit/device/plugin_libraries.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "modelkit/base/error.h"
@@ -168,19 +169,31 @@ std::vector<PluginLibrary> LoadPluginCatalogFile(const fs::path& path) {
 }
 
 std::vector<PluginLibrary> CollectPluginLibraries(const std::vector<std::string>& cli_specs,
-                                                  const std::optional<fs::path>& catalog_file) {
-  std::vector<PluginLibrary> plugins;
-  std::optional<fs::path> catalog = catalog_file;
-  if (!catalog) {
-    if (const char* env = std::getenv("MODELKIT_EP_CATALOG"); env != nullptr && *env != '\0') catalog = env;
-  }
-  if (catalog) plugins = LoadPluginCatalogFile(*catalog);
+                                                  const std::optional<fs::path>& catalog_file,
+                                                  const std::optional<fs::path>& default_catalog) {
+  std::vector<PluginLibrary> explicit_plugins;
   if (const char* env = std::getenv("MODELKIT_EP_LIBRARIES"); env != nullptr) {
-    for (PluginLibrary& plugin : ParsePluginListVariable(env, "MODELKIT_EP_LIBRARIES")) {
-      plugins.push_back(std::move(plugin));
+    explicit_plugins = ParsePluginListVariable(env, "MODELKIT_EP_LIBRARIES");
+  }
+  for (const std::string& spec : cli_specs) explicit_plugins.push_back(ParsePluginSpec(spec, "--ep-library"));
+
+  std::vector<PluginLibrary> plugins;
+  const char* env_catalog = std::getenv("MODELKIT_EP_CATALOG");
+  const bool catalogs_disabled = env_catalog != nullptr && std::string(env_catalog) == "none";
+  std::error_code ec;
+  if (catalog_file) {
+    plugins = LoadPluginCatalogFile(*catalog_file);
+  } else if (env_catalog != nullptr && *env_catalog != '\0' && !catalogs_disabled) {
+    plugins = LoadPluginCatalogFile(env_catalog);
+  } else if (!catalogs_disabled && default_catalog && fs::is_regular_file(*default_catalog, ec)) {
+    for (PluginLibrary& plugin : LoadPluginCatalogFile(*default_catalog)) {
+      const bool overridden = std::any_of(explicit_plugins.begin(), explicit_plugins.end(), [&](const PluginLibrary& p) {
+        return EqualsIgnoreCase(p.registration_name, plugin.registration_name);
+      });
+      if (!overridden) plugins.push_back(std::move(plugin));
     }
   }
-  for (const std::string& spec : cli_specs) plugins.push_back(ParsePluginSpec(spec, "--ep-library"));
+  for (PluginLibrary& plugin : explicit_plugins) plugins.push_back(std::move(plugin));
 
   for (size_t i = 0; i < plugins.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {

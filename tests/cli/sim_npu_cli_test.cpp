@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "support/process.h"
+#include "support/cli.h"
 
 namespace modelkit {
 namespace {
@@ -16,10 +16,7 @@ using test::ProcessResult;
 const std::filesystem::path kLibrary = MODELKIT_SIM_NPU_LIBRARY;
 
 ProcessResult Modelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env = {}) {
-  args.insert(args.begin(), MODELKIT_BINARY);
-  std::map<std::string, std::string> clean_env = {{"MODELKIT_EP_LIBRARIES", ""}, {"MODELKIT_EP_CATALOG", ""}};
-  for (const auto& [key, value] : env) clean_env[key] = value;
-  return test::RunProcess(args, clean_env);
+  return test::RunModelkit(std::move(args), env);
 }
 
 const json* FindEp(const json& report, const std::string& name) {
@@ -73,6 +70,35 @@ TEST(SimNpuCli, ExampleCatalogRegistersTwoEpNamesFromOneLibrary) {
     EXPECT_EQ(ep->at("alias"), alias);
     EXPECT_EQ(ep->at("devices"), json::array({"npu"}));
   }
+}
+
+// The plugins shipped beside the binary (<prefix>/lib/ep_catalog.json) are registered without any flag: the sim NPU
+// is part of this build's machine, and --device auto and --ep simnpu reach it.
+TEST(SimNpuCli, DefaultCatalogBesideTheBinaryRegistersTheSimulatedNpu) {
+  const std::map<std::string, std::string> default_catalog = {{"MODELKIT_EP_CATALOG", ""}};
+  const ProcessResult sys = Modelkit({"sys", "--format", "json"}, default_catalog);
+  ASSERT_EQ(sys.exit_code, 0) << sys.stderr_text;
+  const json report = json::parse(sys.stdout_text);
+  const json* sim = FindEp(report, "SimNpuExecutionProvider");
+  ASSERT_NE(sim, nullptr) << sys.stdout_text;
+  EXPECT_TRUE(sim->at("usable").get<bool>());
+  EXPECT_EQ(report.at("devices").at(0).at("type"), "npu");
+  EXPECT_EQ(FindEp(report, "SimNpu2ExecutionProvider"), nullptr) << "the default catalog ships one name";
+
+  const std::string model = std::string(MODELKIT_TEST_MODELS_DIR) + "/matmul_nbits.onnx";
+  for (const std::vector<std::string>& route :
+       {std::vector<std::string>{}, {"--device", "npu"}, {"--ep", "simnpu"}, {"--ep", "SimNpuExecutionProvider"}}) {
+    std::vector<std::string> args = {"perf", "-m", model, "--iterations", "3", "--warmup", "1", "-f", "json", "-o",
+                                     (std::filesystem::temp_directory_path() / "modelkit-simnpu-perf.json").string(),
+                                     "--overwrite"};
+    args.insert(args.end(), route.begin(), route.end());
+    const ProcessResult perf = Modelkit(args, default_catalog);
+    ASSERT_EQ(perf.exit_code, 0) << perf.stderr_text;
+    const json info = json::parse(perf.stdout_text).at("benchmark_info");
+    EXPECT_EQ(info.at("ep"), "SimNpuExecutionProvider");
+    EXPECT_EQ(info.at("resolved_device"), "npu");
+  }
+  std::filesystem::remove(std::filesystem::temp_directory_path() / "modelkit-simnpu-perf.json");
 }
 
 }  // namespace

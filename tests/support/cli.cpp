@@ -8,7 +8,7 @@ namespace modelkit::test {
 
 ProcessResult RunModelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env) {
   args.insert(args.begin(), MODELKIT_BINARY);
-  std::map<std::string, std::string> clean_env = {{"MODELKIT_EP_LIBRARIES", ""}, {"MODELKIT_EP_CATALOG", ""}};
+  std::map<std::string, std::string> clean_env = {{"MODELKIT_EP_LIBRARIES", ""}, {"MODELKIT_EP_CATALOG", "none"}};
   for (const auto& [key, value] : env) clean_env[key] = value;
   return RunProcess(args, clean_env);
 }

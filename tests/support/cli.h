@@ -9,7 +9,8 @@
 
 namespace modelkit::test {
 
-// Runs modelkit with `args`, without any plugin EP variables from the caller's environment, plus `env`.
+// Runs modelkit with `args`, without the caller's plugin EP variables and with catalogs off (MODELKIT_EP_CATALOG=none,
+// so the machine is exactly what ORT offers), plus `env`.
 ProcessResult RunModelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env = {});
 
 // The contract for every failure: exit code `exit_code`, exactly one stderr line starting "error: " that contains

@@ -45,9 +45,12 @@ std::vector<PluginLibrary> LoadPluginCatalogFile(const std::filesystem::path& pa
 // `origin` and the JSON path at fault.
 EpRow RowFromManifest(const nlohmann::json& manifest, const std::string& default_name, std::string_view origin);
 
-// Everything registered for this process: catalog file (explicit, else MODELKIT_EP_CATALOG), then
-// MODELKIT_EP_LIBRARIES, then the --ep-library specs. Throws UsageError for a duplicate registration name.
+// Everything registered for this process: a catalog file, then MODELKIT_EP_LIBRARIES, then the --ep-library specs.
+// The catalog file is `catalog_file` (--ep-catalog), else MODELKIT_EP_CATALOG ("none" means no catalog at all),
+// else `default_catalog` when that file exists (the plugins shipped beside modelkit); entries of the default
+// catalog whose name is also registered explicitly are dropped. Throws UsageError for a duplicate registration name.
 std::vector<PluginLibrary> CollectPluginLibraries(const std::vector<std::string>& cli_specs,
-                                                  const std::optional<std::filesystem::path>& catalog_file);
+                                                  const std::optional<std::filesystem::path>& catalog_file,
+                                                  const std::optional<std::filesystem::path>& default_catalog = {});
 
 }  // namespace modelkit::device

@@ -173,6 +173,33 @@ TEST_F(PluginLibraries, CollectsCatalogThenVariableThenFlags) {
   EXPECT_EQ(plugins[2].registration_name, "FromFlag");
 }
 
+TEST_F(PluginLibraries, DefaultCatalogIsUsedUnlessDisabledOrReplaced) {
+  const auto default_catalog =
+      dir_.Write("default.json", R"({"plugins": [{"name": "Shipped", "library": "lib/libsim_npu.so"}]})");
+  const auto other = dir_.Write("other.json", R"({"plugins": [{"name": "Other", "library": "lib/libsim_npu.so"}]})");
+  auto names = [](const std::vector<PluginLibrary>& plugins) {
+    std::vector<std::string> out;
+    for (const PluginLibrary& plugin : plugins) out.push_back(plugin.registration_name);
+    return out;
+  };
+  EXPECT_EQ(names(CollectPluginLibraries({}, std::nullopt, default_catalog)), std::vector<std::string>{"Shipped"});
+  EXPECT_EQ(names(CollectPluginLibraries({}, std::nullopt, dir_.path() / "absent.json")), std::vector<std::string>{})
+      << "a missing default catalog is no error";
+  EXPECT_EQ(names(CollectPluginLibraries({}, other, default_catalog)), std::vector<std::string>{"Other"})
+      << "--ep-catalog replaces the default";
+  EXPECT_EQ(names(CollectPluginLibraries({"shipped=" + library_.string()}, std::nullopt, default_catalog)),
+            std::vector<std::string>{"shipped"})
+      << "an explicit registration of the same name replaces the default entry";
+  {
+    ScopedEnv disabled("MODELKIT_EP_CATALOG", "none");
+    EXPECT_EQ(names(CollectPluginLibraries({}, std::nullopt, default_catalog)), std::vector<std::string>{});
+  }
+  {
+    ScopedEnv from_env("MODELKIT_EP_CATALOG", other.c_str());
+    EXPECT_EQ(names(CollectPluginLibraries({}, std::nullopt, default_catalog)), std::vector<std::string>{"Other"});
+  }
+}
+
 TEST_F(PluginLibraries, RejectsTheSameNameTwice) {
   const std::string message = UsageMessage([&] {
     CollectPluginLibraries({"Sim=" + library_.string(), "sim=" + library_.string()}, std::nullopt);

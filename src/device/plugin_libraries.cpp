@@ -187,9 +187,9 @@ std::vector<PluginLibrary> CollectPluginLibraries(const std::vector<std::string>
     plugins = LoadPluginCatalogFile(env_catalog);
   } else if (!catalogs_disabled && default_catalog && fs::is_regular_file(*default_catalog, ec)) {
     for (PluginLibrary& plugin : LoadPluginCatalogFile(*default_catalog)) {
-      const bool overridden = std::any_of(explicit_plugins.begin(), explicit_plugins.end(), [&](const PluginLibrary& p) {
-        return EqualsIgnoreCase(p.registration_name, plugin.registration_name);
-      });
+      const bool overridden = std::any_of(
+          explicit_plugins.begin(), explicit_plugins.end(),
+          [&](const PluginLibrary& p) { return EqualsIgnoreCase(p.registration_name, plugin.registration_name); });
       if (!overridden) plugins.push_back(std::move(plugin));
     }
   }

@@ -88,7 +88,16 @@ TEST(SimNpuCli, DefaultCatalogBesideTheBinaryRegistersTheSimulatedNpu) {
   const std::string model = std::string(MODELKIT_TEST_MODELS_DIR) + "/matmul_nbits.onnx";
   for (const std::vector<std::string>& route :
        {std::vector<std::string>{}, {"--device", "npu"}, {"--ep", "simnpu"}, {"--ep", "SimNpuExecutionProvider"}}) {
-    std::vector<std::string> args = {"perf", "-m", model, "--iterations", "3", "--warmup", "1", "-f", "json", "-o",
+    std::vector<std::string> args = {"perf",
+                                     "-m",
+                                     model,
+                                     "--iterations",
+                                     "3",
+                                     "--warmup",
+                                     "1",
+                                     "-f",
+                                     "json",
+                                     "-o",
                                      (std::filesystem::temp_directory_path() / "modelkit-simnpu-perf.json").string(),
                                      "--overwrite"};
     args.insert(args.end(), route.begin(), route.end());

@@ -32,20 +32,6 @@ struct PerfCommandOptions {
   EpLibraryFlags ep_flags;
 };
 
-// KEY=VALUE pairs; whitespace around both is stripped and the last value of a key wins.
-std::map<std::string, std::string> ParseEpOptions(const std::vector<std::string>& pairs) {
-  std::map<std::string, std::string> options;
-  for (const std::string& pair : pairs) {
-    const size_t equals = pair.find('=');
-    const std::string key = Trim(pair.substr(0, equals == std::string::npos ? 0 : equals));
-    if (equals == std::string::npos || key.empty()) {
-      throw UsageError("invalid --ep-options '" + pair + "'; expected KEY=VALUE, e.g. --ep-options device_type=NPU");
-    }
-    options[key] = Trim(pair.substr(equals + 1));
-  }
-  return options;
-}
-
 // "onnx" or "genai" from --runtime and -m (auto: genai iff -m is a directory with genai_config.json).
 std::string ResolveRuntime(const std::string& runtime, const fs::path& model) {
   const std::string value = ToLower(runtime);

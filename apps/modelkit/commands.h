@@ -12,6 +12,7 @@ using CommandRunner = std::function<int()>;
 
 void RegisterSysCommand(CLI::App& app, CommandRunner& run);
 void RegisterPerfCommand(CLI::App& app, CommandRunner& run);
+void RegisterCompileCommand(CLI::App& app, CommandRunner& run);
 void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
 void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
 

@@ -1,5 +1,8 @@
 #include "ep_flags.h"
 
+#include "modelkit/base/error.h"
+#include "modelkit/base/strings.h"
+
 namespace modelkit::app {
 
 void EpLibraryFlags::Bind(CLI::App& command) {
@@ -30,6 +33,20 @@ device::Machine EpLibraryFlags::LoadRealMachine() const {
       device::CollectPluginLibraries(ep_libraries, catalog, DefaultCatalog());
   device::OrtDiscovery discovery(plugins);
   return device::LoadMachine(discovery, plugins);
+}
+
+// KEY=VALUE pairs; whitespace around both is stripped and the last value of a key wins.
+std::map<std::string, std::string> ParseEpOptions(const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> options;
+  for (const std::string& pair : pairs) {
+    const size_t equals = pair.find('=');
+    const std::string key = Trim(pair.substr(0, equals == std::string::npos ? 0 : equals));
+    if (equals == std::string::npos || key.empty()) {
+      throw UsageError("invalid --ep-options '" + pair + "'; expected KEY=VALUE, e.g. --ep-options device_type=NPU");
+    }
+    options[key] = Trim(pair.substr(equals + 1));
+  }
+  return options;
 }
 
 }  // namespace modelkit::app

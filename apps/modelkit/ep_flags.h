@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,5 +20,9 @@ struct EpLibraryFlags {
   // Registers the plugins and discovers the real machine.
   device::Machine LoadRealMachine() const;
 };
+
+// --ep-options KEY=VALUE pairs as a map; whitespace around both is stripped and the last value of a key wins.
+// Throws UsageError for a pair without '=' or with an empty key.
+std::map<std::string, std::string> ParseEpOptions(const std::vector<std::string>& pairs);
 
 }  // namespace modelkit::app

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   modelkit::app::CommandRunner run;
   modelkit::app::RegisterSysCommand(app, run);
   modelkit::app::RegisterPerfCommand(app, run);
+  modelkit::app::RegisterCompileCommand(app, run);
   modelkit::app::RegisterTokenizeCommand(app, run);
   modelkit::app::RegisterBuildCommand(app, run);
 

@@ -1,0 +1,124 @@
+#include "modelkit/compile/epcontext_compile.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fstream>
+#include <iterator>
+
+#include "modelkit/base/error.h"
+#include "modelkit/device/session_ep.h"
+#include "modelkit/ort/runtime.h"
+
+namespace modelkit::compile {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kStagingPrefix = ".modelkit-compile-";
+
+// A staging folder named after this process, removed with everything in it when the object goes away; a killed
+// process's folder is removed by RemoveAbandonedCompileFolders.
+class TemporaryFolder {
+ public:
+  explicit TemporaryFolder(const fs::path& beside) {
+    std::string pattern = (beside / (kStagingPrefix + std::to_string(getpid()) + "-XXXXXX")).string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw RuntimeError("cannot create a temporary folder in '" + beside.string() + "'");
+    path_ = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+void RemoveAbandonedCompileFolders(const fs::path& dir) {
+  std::error_code ec;
+  const std::string prefix = kStagingPrefix;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
+bool ContainsEpContextNode(const fs::path& model) {
+  std::ifstream in(model, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // NodeProto field 4 (op_type), wire type 2, length 9: 0x22 0x09 "EPContext".
+  return bytes.find(std::string("\x22\x09"
+                                "EPContext",
+                                11)) != std::string::npos;
+}
+
+EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options) {
+  std::error_code ec;
+  if (!fs::is_regular_file(options.source, ec)) {
+    throw UsageError("ONNX file not found: '" + options.source.string() + "' (-m/--model)");
+  }
+  const device::EpRow& ep = *options.ep.ep;
+  if (!ep.ep_context) {
+    throw UsageError("EP '" + ep.name + "' does not support EPContext compilation");
+  }
+  if (ContainsEpContextNode(options.source)) {
+    throw UsageError("'" + options.source.string() + "' is already an EPContext model; compile its source model");
+  }
+  if (!options.overwrite && fs::exists(options.output, ec)) {
+    throw UsageError("output file '" + options.output.string() + "' already exists; pass --overwrite to replace it");
+  }
+  const fs::path out_dir = options.output.has_parent_path() ? options.output.parent_path() : fs::path(".");
+  fs::create_directories(out_dir, ec);
+  RemoveAbandonedCompileFolders(out_dir);
+  TemporaryFolder staging(out_dir);
+  const fs::path staged_model = staging.path() / options.output.filename();
+
+  Ort::Env& env = ort::SharedEnv();
+  Ort::SessionOptions session_options;
+  device::AppendSelectedEp(session_options, options.ep, options.ep_options);
+  Ort::ModelCompilationOptions compile(env, session_options);
+  compile.SetInputModelPath(options.source.c_str());
+  compile.SetOutputModelPath(staged_model.c_str());
+  compile.SetEpContextEmbedMode(options.embed);
+  compile.SetFlags(OrtCompileApiFlags_ERROR_IF_NO_NODES_COMPILED);
+  const auto start = std::chrono::steady_clock::now();
+  const Ort::Status status = Ort::CompileModel(env, compile);
+  EpContextCompileResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!status.IsOK()) {
+    const std::string message =
+        "compiling '" + options.source.string() + "' for " + ep.name + " failed: " + status.GetErrorMessage();
+    const OrtErrorCode code = status.GetErrorCode();
+    if (code == ORT_INVALID_PROTOBUF || code == ORT_INVALID_GRAPH || code == ORT_NO_MODEL) {
+      throw Error(ExitCode::kInvalidModel, message);
+    }
+    throw RuntimeError(message);
+  }
+  // Context binaries first, the model last: a reader that finds the model finds what it references.
+  std::vector<fs::path> produced;
+  for (const fs::directory_entry& entry : fs::directory_iterator(staging.path())) {
+    if (entry.path() != staged_model) produced.push_back(entry.path());
+  }
+  produced.push_back(staged_model);
+  for (const fs::path& file : produced) {
+    const fs::path target = out_dir / file.filename();
+    fs::rename(file, target, ec);
+    if (ec)
+      throw RuntimeError("cannot move the compiled '" + file.filename().string() + "' into '" + out_dir.string() +
+                         "': " + ec.message());
+    result.written.push_back(target);
+  }
+  return result;
+}
+
+}  // namespace modelkit::compile

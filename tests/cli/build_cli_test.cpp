@@ -113,7 +113,7 @@ TEST_F(BuildCliTest, CheckpointBuildWithInt4) {
 
 TEST_F(BuildCliTest, QwenTokenizerSetsVocabularyAndSpecialTokens) {
   const fs::path tokenizer = fs::path(MODELKIT_TOKENIZERS_DIR) / "qwen3";
-  if (!fs::exists(tokenizer / "tokenizer.json")) GTEST_SKIP() << "run scripts/fetch_tokenizers.sh";
+  ASSERT_TRUE(fs::exists(tokenizer / "tokenizer.json")) << "run scripts/fetch_tokenizers.sh (scripts/setup.sh does)";
   std::vector<std::string> args = {"build",
                                    "-o",
                                    (tmp_.path() / "out").string(),

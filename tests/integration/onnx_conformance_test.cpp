@@ -171,7 +171,7 @@ Suite LoadSuite() {
 class OnnxConformance : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kSuiteRoot)) GTEST_SKIP() << "libonnx-testdata is not installed (scripts/setup.sh installs it)";
+    ASSERT_TRUE(fs::exists(kSuiteRoot)) << "libonnx-testdata is not installed (scripts/setup.sh installs it)";
     suite_ = LoadSuite();
     ASSERT_GT(suite_.total, 1000u);
     ASSERT_GT(suite_.cpu_passing.size(), 900u);

@@ -108,14 +108,14 @@ std::string MachineReportText(const Machine& machine, MachineReportSections sect
     out += "\nDevices (rank 1 is what --device auto picks)\n" + table.Render();
   }
   if (sections.execution_providers) {
-    TextTable table({"EP", "ALIAS", "DEVICES", "USABLE", "NOTE"});
+    TextTable table({"EP", "ALIAS", "DEVICES", "USABLE", "EPCONTEXT", "NOTE"});
     for (const EpStatus& status : machine.inventory.eps) {
       const EpRow* row = machine.catalog.Find(status.name);
       std::string note = status.usable ? "" : status.reason;
       if (status.library) note = "plugin " + status.library->string() + (note.empty() ? "" : "; " + note);
       const std::vector<std::string> devices = DeviceNameList(status.devices);
       table.AddRow({status.name, row ? row->Alias() : "-", devices.empty() ? "-" : Join(devices, ","),
-                    status.usable ? "yes" : "no", note});
+                    status.usable ? "yes" : "no", row != nullptr && row->ep_context ? "yes" : "no", note});
     }
     out += "\nExecution providers\n" + table.Render();
   }

@@ -38,8 +38,9 @@ TEST(SysCli, TextListsCpuUsableAndCudaTensorRtUnusable) {
   EXPECT_NE(out.find("Devices"), std::string::npos);
   EXPECT_NE(out.find("Execution providers"), std::string::npos);
   EXPECT_NE(out.find("  1     cpu"), std::string::npos) << out;
-  EXPECT_NE(out.find("CPUExecutionProvider       cpu       cpu      yes"), std::string::npos) << out;
-  EXPECT_NE(out.find("CUDAExecutionProvider      cuda      gpu      no      Failed to load library"), std::string::npos)
+  EXPECT_NE(out.find("CPUExecutionProvider       cpu       cpu      yes     no"), std::string::npos) << out;
+  EXPECT_NE(out.find("CUDAExecutionProvider      cuda      gpu      no      no         Failed to load library"),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find("TensorrtExecutionProvider  tensorrt  gpu      no"), std::string::npos) << out;
 }

@@ -40,7 +40,7 @@ build::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, build:
   build::BuildOptions options;
   options.output_dir = out;
   options.random = true;
-  options.random_spec = TinySpec(build::Arch::kQwen3);
+  options.random_spec = TinySpec(build::Arch::kLlama);
   options.seed = 11;
   options.context_length = context_length;
   options.layout = layout;

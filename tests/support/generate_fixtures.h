@@ -14,7 +14,7 @@
 
 namespace modelkit::test {
 
-// Options for a tiny Qwen3 bundle (vocab 256, no tokenizer) at `out`.
+// Options for a tiny Llama bundle (vocab 256, no tokenizer, untied lm_head so greedy continuations vary) at `out`.
 build::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, build::Layout layout,
                                         build::Precision precision = build::Precision::kFp32,
                                         int64_t context_length = 128);

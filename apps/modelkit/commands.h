@@ -14,5 +14,6 @@ void RegisterSysCommand(CLI::App& app, CommandRunner& run);
 void RegisterPerfCommand(CLI::App& app, CommandRunner& run);
 void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
 void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
+void RegisterGenerateCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

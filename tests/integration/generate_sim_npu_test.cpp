@@ -27,10 +27,7 @@ device::EpCatalog CatalogWithSimNpu() {
   return catalog;
 }
 
-// DISABLED (known issue, reported): on the simulated NPU the ctx stage's prefill logits already differ from CPU
-// (different first token; later tokens differ between processes), with the KV buffer aliased or not. The CPU path
-// matches the reference decoder; the fault is under investigation in the plugin's partitions.
-TEST(GenerateSimNpuTest, DISABLED_PipelineOnSimNpuEqualsCpu) {
+TEST(GenerateSimNpuTest, PipelineOnSimNpuEqualsCpu) {
   RegisterSimNpu();
   TempDir tmp;
   build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", build::Layout::kPipeline);
@@ -39,6 +36,15 @@ TEST(GenerateSimNpuTest, DISABLED_PipelineOnSimNpuEqualsCpu) {
   npu.output_dir = tmp.path() / "npu";
   npu.ep = "simnpu";
   build::BuildBundle(npu);
+  // GroupQueryAttention stays on the CPU EP: its shared-buffer mode needs past and present to be one buffer, and
+  // the simulated NPU's partitions copy their outputs, so inside a partition GQA sees two buffers and misreads the
+  // KV (prefill logits differ from the first token on). A real NPU runs its own attention; see docs/generate.md.
+  EditGenaiConfig(npu.output_dir, [](auto& config) {
+    for (const char* stage : {"ctx", "iter"}) {
+      config["model"]["decoder"]["pipeline"][0][stage]["session_options"]["provider_options"] =
+          nlohmann::ordered_json::parse(R"([{"simnpu": {"op_deny": "GroupQueryAttention"}}])");
+    }
+  });
 
   const device::EpCatalog catalog = CatalogWithSimNpu();
   generate::LoadOptions load;
@@ -62,8 +68,8 @@ TEST(GenerateSimNpuTest, DISABLED_PipelineOnSimNpuEqualsCpu) {
   }
 }
 
-// What holds today: the stages named for simnpu load through the catalog's plugin row, the NPU claims nodes and
-// runs partitions, and generation is repeatable.
+// With everything on the simulated NPU (GroupQueryAttention included) the stages still load through the catalog's
+// plugin row, partitions run and generation repeats; the tokens differ from CPU (see PipelineOnSimNpuEqualsCpu).
 TEST(GenerateSimNpuTest, PipelineRunsOnSimNpu) {
   RegisterSimNpu();
   TempDir tmp;

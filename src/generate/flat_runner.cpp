@@ -18,11 +18,11 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
   const int64_t chunk = static_cast<int64_t>(tokens.size());
   const bool prompt = kv_.past_length() == 0;
   step_.Prepare(tokens, kv_.past_length());
-  binding_.ClearBoundInputs();
-  binding_.ClearBoundOutputs();
+  // Binding a name again replaces it; the shared KV buffers never move, so they are bound once.
+  const bool bind_kv = !kv_.shared() || !kv_bound_;
   for (const std::string& input : stage_.session_inputs) {
     if (const auto index = kv_.PastIndex(input)) {
-      binding_.BindInput(input.c_str(), kv_.Past(*index));
+      if (bind_kv) binding_.BindInput(input.c_str(), kv_.Past(*index));
     } else {
       step_.BindInput(binding_, input);
     }
@@ -31,7 +31,7 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
     if (step_.IsLogits(output)) {
       step_.BindLogits(binding_);
     } else if (const auto index = kv_.PresentIndex(output)) {
-      binding_.BindOutput(output.c_str(), kv_.Present(*index, chunk));
+      if (bind_kv) binding_.BindOutput(output.c_str(), kv_.Present(*index, chunk));
     } else {
       binding_.BindOutput(output.c_str(), Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault));
     }
@@ -44,6 +44,7 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
                                                 std::to_string(kv_.past_length()) + ": " + error.what());
   }
   last_ort_ns_ = NanosSince(start);
+  kv_bound_ = true;
   (prompt ? timings_[0].prompt_run_ns : timings_[0].token_run_ns).push_back(last_ort_ns_);
   kv_.Commit(chunk);
   return step_.LastLogits();

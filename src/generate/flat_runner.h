@@ -22,6 +22,7 @@ class FlatRunner : public DecoderRunner {
   StepTensors step_;
   Ort::IoBinding binding_;
   Ort::RunOptions run_options_;
+  bool kv_bound_ = false;
   int64_t last_ort_ns_ = 0;
   std::vector<StageTimings> timings_;
 };

@@ -20,6 +20,7 @@ PipelineRunner::PipelineRunner(const Model& model, int64_t kv_shared_length)
   for (const LoadedStage& stage : model.stages()) {
     step_.Observe(*stage.session, "pipeline stage '" + stage.config.name + "'");
     bindings_.emplace_back(*stage.session);
+    kv_bound_.push_back(false);
     timings_.push_back(StageTimings{stage.config.name, {}, {}});
   }
 }
@@ -28,13 +29,14 @@ void PipelineRunner::RunStage(size_t index, bool prompt, int64_t chunk) {
   const LoadedStage& stage = model_.stages()[index];
   const StageConfig& config = stage.config;
   Ort::IoBinding& binding = bindings_[index];
-  binding.ClearBoundInputs();
-  binding.ClearBoundOutputs();
+  // Binding a name again replaces it in place (output order stays that of config.outputs); the shared KV
+  // buffers never move, so they are bound once per stage.
+  const bool bind_kv = !kv_.shared() || !kv_bound_[index];
   for (const std::string& input : config.inputs) {
     if (step_.IsManagedInput(input)) {
       step_.BindInput(binding, input);
     } else if (const auto kv = kv_.PastIndex(input)) {
-      binding.BindInput(input.c_str(), kv_.Past(*kv));
+      if (bind_kv) binding.BindInput(input.c_str(), kv_.Past(*kv));
     } else {
       const auto it = named_.find(input);
       if (it == named_.end()) {
@@ -50,7 +52,7 @@ void PipelineRunner::RunStage(size_t index, bool prompt, int64_t chunk) {
     if (step_.IsLogits(output)) {
       step_.BindLogits(binding);
     } else if (const auto kv = kv_.PresentIndex(output)) {
-      binding.BindOutput(output.c_str(), kv_.Present(*kv, chunk));
+      if (bind_kv) binding.BindOutput(output.c_str(), kv_.Present(*kv, chunk));
     } else {
       named_.erase(ForwardedName(config, output));  // a stage's old outputs go before it re-runs
       binding.BindOutput(output.c_str(), memory_);
@@ -65,6 +67,7 @@ void PipelineRunner::RunStage(size_t index, bool prompt, int64_t chunk) {
                                                 std::to_string(kv_.past_length()) + ": " + error.what());
   }
   const int64_t elapsed = NanosSince(start);
+  kv_bound_[index] = true;
   last_ort_ns_ += elapsed;
   (prompt ? timings_[index].prompt_run_ns : timings_[index].token_run_ns).push_back(elapsed);
   std::vector<Ort::Value> values = binding.GetOutputValues();

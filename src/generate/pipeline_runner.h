@@ -28,6 +28,7 @@ class PipelineRunner : public DecoderRunner {
   KvCache kv_;
   StepTensors step_;
   std::vector<Ort::IoBinding> bindings_;
+  std::vector<bool> kv_bound_;               // per stage: shared KV buffers already bound
   std::map<std::string, Ort::Value> named_;  // non-managed outputs by (forwarded) name
   Ort::RunOptions run_options_;
   Ort::MemoryInfo memory_;

@@ -72,15 +72,24 @@ void StepTensors::Prepare(std::span<const int64_t> tokens, int64_t past_length) 
   chunk_ = static_cast<int64_t>(tokens.size());
   past_length_ = past_length;
   const int64_t total = past_length + chunk_;
-  ids64_.assign(tokens.begin(), tokens.end());
-  ids32_.assign(tokens.begin(), tokens.end());
-  mask64_.assign(static_cast<size_t>(total), 1);
-  mask32_.assign(static_cast<size_t>(total), 1);
-  positions64_.resize(static_cast<size_t>(chunk_));
-  positions32_.resize(static_cast<size_t>(chunk_));
-  for (int64_t i = 0; i < chunk_; ++i) {
-    positions64_[static_cast<size_t>(i)] = past_length + i;
-    positions32_[static_cast<size_t>(i)] = static_cast<int32_t>(past_length + i);
+  // Only the element type each input has is filled; the mask is all ones, so it only grows.
+  if (ids_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32) {
+    ids32_.assign(tokens.begin(), tokens.end());
+  } else {
+    ids64_.assign(tokens.begin(), tokens.end());
+  }
+  if (mask_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32) {
+    mask32_.resize(static_cast<size_t>(total), 1);
+  } else {
+    mask64_.resize(static_cast<size_t>(total), 1);
+  }
+  if (saw_positions_) {
+    positions64_.resize(static_cast<size_t>(chunk_));
+    positions32_.resize(static_cast<size_t>(chunk_));
+    for (int64_t i = 0; i < chunk_; ++i) {
+      positions64_[static_cast<size_t>(i)] = past_length + i;
+      positions32_[static_cast<size_t>(i)] = static_cast<int32_t>(past_length + i);
+    }
   }
   lengths64_ = {past_length, chunk_, total};
   lengths32_ = {static_cast<int32_t>(past_length), static_cast<int32_t>(chunk_), static_cast<int32_t>(total)};

@@ -1,6 +1,7 @@
 // Token choice and stop conditions on hand-written logits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "modelkit/generate/repetition_penalty.h"
@@ -24,6 +25,17 @@ TEST(SamplingTest, GreedyTakesTheFirstMaximum) {
   EXPECT_EQ(ArgMax(logits), 1);
   Sampler greedy(SamplingOptions{}, 1);
   EXPECT_EQ(greedy.Pick(logits), 1);
+}
+
+TEST(SamplingTest, ArgMaxMatchesMaxElementOnLongVectorsWithTies) {
+  for (const size_t size : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{1000}, size_t{151937}}) {
+    std::vector<float> logits(size);
+    for (size_t i = 0; i < size; ++i) logits[i] = static_cast<float>((i * 7919) % 1009) - 500.0f;
+    if (size > 20) logits[size - 3] = logits[17] = 1e4f;  // a tie: the first index wins
+    EXPECT_EQ(ArgMax(logits), std::max_element(logits.begin(), logits.end()) - logits.begin()) << size;
+  }
+  const std::vector<float> negative = {-3.0f, -1.0f, -2.0f, -1.0f, -5.0f, -9.0f, -1.5f, -8.0f, -0.5f};
+  EXPECT_EQ(ArgMax(negative), 8);
 }
 
 TEST(SamplingTest, GreedyWhenTopKIsOneOrTemperatureZero) {

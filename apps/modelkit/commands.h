@@ -15,5 +15,6 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run);
 void RegisterCompileCommand(CLI::App& app, CommandRunner& run);
 void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
 void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
+void RegisterGenerateCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

@@ -1,0 +1,219 @@
+// `modelkit generate`: run a genai bundle on a prompt, streaming the text to stdout (or one JSON document with
+// --format json: prompt ids, generated ids, text and timings).
+#include <csignal>
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "ep_flags.h"
+#include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
+#include "modelkit/base/strings.h"
+#include "modelkit/generate/generator.h"
+#include "modelkit/generate/model.h"
+#include "modelkit/tokenizer/chat_template.h"
+
+namespace modelkit::app {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnInterrupt(int) { g_interrupted = true; }
+
+struct GenerateFlags {
+  std::string bundle;
+  std::string prompt;
+  std::string prompt_file;
+  std::string prompt_ids;
+  std::optional<int64_t> max_new_tokens = 256;
+  bool apply_template = false;  // neither flag: apply when the bundle has a chat template
+  bool no_apply_template = false;
+  bool do_sample = false;
+  std::optional<double> temperature;
+  std::optional<int> top_k;
+  std::optional<double> top_p;
+  std::optional<double> repetition_penalty;
+  std::optional<uint64_t> seed;
+  bool ignore_eos = false;
+  std::string format = "text";
+  EpLibraryFlags ep_flags;
+};
+
+std::vector<int32_t> ParsePromptIds(const std::string& list) {
+  std::vector<int32_t> ids;
+  for (const std::string& item : Split(list, ',')) {
+    const std::string trimmed = Trim(item);
+    size_t used = 0;
+    long long value = -1;
+    try {
+      value = std::stoll(trimmed, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (trimmed.empty() || used != trimmed.size() || value < 0 || value > INT32_MAX) {
+      throw UsageError("--prompt-ids expects comma-separated token ids like 1,2,3; '" + trimmed + "' is not one");
+    }
+    ids.push_back(static_cast<int32_t>(value));
+  }
+  return ids;
+}
+
+std::string PromptText(const GenerateFlags& flags, const generate::Model& model) {
+  std::string text = flags.prompt_file.empty() ? flags.prompt : ReadTextFile(flags.prompt_file, "--prompt-file");
+  const std::filesystem::path dir = model.config().tokenizer_dir;
+  const bool has_template =
+      std::filesystem::exists(dir / "chat_template.jinja") || model.tokenizer()->config().chat_template.has_value();
+  if (flags.apply_template || (has_template && !flags.no_apply_template)) {
+    if (!has_template) {
+      throw UsageError("--apply-template: the bundle's tokenizer has no chat template; use --no-apply-template");
+    }
+    const tokenizer::ChatTemplate chat = tokenizer::ChatTemplate::Load(dir);
+    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+    messages.push_back({{"role", "user"}, {"content", text}});
+    text = chat.Render(messages, /*add_generation_prompt=*/true);
+  }
+  return text;
+}
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+nlohmann::ordered_json MsList(const std::vector<int64_t>& ns) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const int64_t value : ns) list.push_back(Ms(value));
+  return list;
+}
+
+nlohmann::ordered_json TimingsJson(const generate::Model& model, const generate::GenerationResult& result) {
+  const generate::LoadTimings& load = model.load_timings();
+  const generate::GenerationTimings& t = result.timings;
+  nlohmann::ordered_json sessions = nlohmann::ordered_json::object();
+  for (const auto& [name, ns] : load.session_ns) sessions[name] = Ms(ns);
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const generate::StageTimings& stage : t.stages) {
+    stages.push_back({{"name", stage.name},
+                      {"prompt_run_ms", MsList(stage.prompt_run_ns)},
+                      {"token_run_ms", MsList(stage.token_run_ns)}});
+  }
+  int64_t decode_ns = 0;
+  for (const int64_t ns : t.decode_step_ns) decode_ns += ns;
+  nlohmann::ordered_json timings = {{"load_ms",
+                                     {{"config_ms", Ms(load.config_ns)},
+                                      {"sessions_ms", Ms(load.sessions_ns)},
+                                      {"session_ms", sessions},
+                                      {"tokenizer_ms", Ms(load.tokenizer_ns)},
+                                      {"total_ms", Ms(load.total_ns)}}},
+                                    {"tokenize_ms", Ms(t.tokenize_ns)},
+                                    {"generator_creation_ms", Ms(t.generator_creation_ns)},
+                                    {"prefill_ms", Ms(t.prefill_ns)},
+                                    {"ttft_ms", Ms(t.first_token_ns)},
+                                    {"decode_step_ms", MsList(t.decode_step_ns)},
+                                    {"decode_ort_ms", MsList(t.decode_ort_ns)},
+                                    {"detokenize_ms", Ms(t.detokenize_ns)},
+                                    {"stages", stages}};
+  if (t.prefill_ns > 0) {
+    timings["prefill_tokens_per_s"] = static_cast<double>(result.prompt_ids.size()) * 1e9 / t.prefill_ns;
+  }
+  if (decode_ns > 0) {
+    timings["decode_tokens_per_s"] = static_cast<double>(t.decode_step_ns.size()) * 1e9 / decode_ns;
+  }
+  return timings;
+}
+
+int RunGenerate(const GenerateFlags& flags) {
+  const int sources = !flags.prompt.empty() + !flags.prompt_file.empty() + !flags.prompt_ids.empty();
+  if (sources != 1) throw UsageError("give exactly one of --prompt, --prompt-file or --prompt-ids");
+  if (flags.max_new_tokens && *flags.max_new_tokens < 0) throw UsageError("--max-new-tokens must be >= 0");
+
+  // Plugin EPs a bundle names must be registered before its sessions are created.
+  std::optional<device::Machine> machine;
+  generate::LoadOptions load;
+  if (!flags.ep_flags.ep_libraries.empty() || !flags.ep_flags.ep_catalog.empty() ||
+      std::getenv("MODELKIT_EP_LIBRARIES") || std::getenv("MODELKIT_EP_CATALOG")) {
+    machine.emplace(flags.ep_flags.LoadRealMachine());
+    load.catalog = &machine->catalog;
+  }
+  const std::unique_ptr<generate::Model> model = generate::Model::Load(flags.bundle, load);
+
+  std::vector<int32_t> prompt;
+  int64_t tokenize_ns = 0;
+  if (!flags.prompt_ids.empty()) {
+    prompt = ParsePromptIds(flags.prompt_ids);
+  } else {
+    const std::string text = PromptText(flags, *model);
+    const generate::Clock::time_point start = generate::Clock::now();
+    prompt = model->tokenizer()->Encode(text);
+    tokenize_ns = generate::NanosSince(start);
+  }
+
+  generate::GenerateOptions options;
+  options.max_new_tokens = flags.max_new_tokens;
+  if (flags.do_sample) options.do_sample = true;
+  options.temperature = flags.temperature;
+  options.top_k = flags.top_k;
+  options.top_p = flags.top_p;
+  options.repetition_penalty = flags.repetition_penalty;
+  options.seed = flags.seed;
+  options.ignore_eos = flags.ignore_eos;
+
+  const bool json = flags.format == "json";
+  const auto on_text = [&](std::string_view piece) { std::cout << piece << std::flush; };
+  g_interrupted = false;
+  const auto previous = std::signal(SIGINT, OnInterrupt);
+  generate::GenerationResult result;
+  try {
+    result = generate::Generate(*model, prompt, options, json ? std::function<void(std::string_view)>() : on_text,
+                                [] { return g_interrupted.load(); });
+  } catch (...) {
+    std::signal(SIGINT, previous);
+    throw;
+  }
+  std::signal(SIGINT, previous);
+  result.timings.tokenize_ns = tokenize_ns;
+  if (json) {
+    const nlohmann::ordered_json report = {{"bundle", flags.bundle},
+                                           {"prompt_ids", result.prompt_ids},
+                                           {"generated_ids", result.generated_ids},
+                                           {"text", result.text},
+                                           {"stop_reason", generate::StopReasonName(result.stop_reason)},
+                                           {"timings", TimingsJson(*model, result)}};
+    std::cout << report.dump(2) << "\n";
+  } else {
+    std::cout << "\n" << std::flush;
+  }
+  return g_interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
+  auto flags = std::make_shared<GenerateFlags>();
+  CLI::App* command = app.add_subcommand("generate", "Run a genai bundle on a prompt, streaming the text to stdout");
+  command->add_option("-m,--model", flags->bundle, "Bundle directory (holding genai_config.json)")->required();
+  command->add_option("--prompt", flags->prompt, "Prompt text");
+  command->add_option("--prompt-file", flags->prompt_file, "File holding the prompt text");
+  command->add_option("--prompt-ids", flags->prompt_ids, "Prompt as comma-separated token ids (no template)");
+  command->add_option("--max-new-tokens", flags->max_new_tokens, "Most tokens to generate")->capture_default_str();
+  CLI::Option* apply = command->add_flag("--apply-template", flags->apply_template,
+                                         "Wrap the prompt in the bundle's chat template (default: when it has one)");
+  command->add_flag("--no-apply-template", flags->no_apply_template, "Feed the prompt text as it is")->excludes(apply);
+  command->add_flag("--do-sample", flags->do_sample, "Sample instead of greedy search");
+  command->add_option("--temperature", flags->temperature, "Sampling temperature (default: the bundle's)");
+  command->add_option("--top-k", flags->top_k, "Sample among the k most likely tokens (default: the bundle's)");
+  command->add_option("--top-p", flags->top_p, "Nucleus sampling mass (default: the bundle's)");
+  command->add_option("--repetition-penalty", flags->repetition_penalty, "Repetition penalty (default: the bundle's)");
+  command->add_option("--seed", flags->seed, "Sampling seed (default: search.random_seed, else random)");
+  command->add_flag("--ignore-eos", flags->ignore_eos, "Do not stop on end-of-sequence tokens (benchmarking)");
+  command->add_option("-f,--format", flags->format, "Output: streamed text, or one JSON document")
+      ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
+      ->capture_default_str();
+  flags->ep_flags.Bind(*command);
+  command->callback([flags, &run] { run = [flags] { return RunGenerate(*flags); }; });
+}
+
+}  // namespace modelkit::app

@@ -1,0 +1,119 @@
+// genai_config.json as typed structs: what the generation runtime consumes, with onnxruntime-genai's defaults
+// (bundle-format.md). Strict about the keys it reads (type and range, naming file and JSON path), lenient about
+// keys it does not know (ignored).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace modelkit::generate {
+
+// One provider_options entry: a single-key object {name: {option: value}}.
+struct ProviderConfig {
+  std::string name;  // as written ("qnn", "QNNExecutionProvider", "simnpu", ...)
+  std::vector<std::pair<std::string, std::string>> options;
+};
+
+struct SessionOptionsConfig {
+  std::vector<ProviderConfig> providers;  // priority order; empty means CPU
+  std::optional<int> intra_op_num_threads;
+  std::optional<int> inter_op_num_threads;
+  std::optional<bool> enable_cpu_mem_arena;
+  std::optional<bool> enable_mem_pattern;
+  std::optional<std::string> graph_optimization_level;  // ORT_DISABLE_ALL ... ORT_ENABLE_ALL
+  std::optional<std::string> log_id;
+  std::map<std::string, std::string> config_entries;  // other string entries
+};
+
+struct StageConfig {
+  std::string name;
+  std::string filename;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::optional<SessionOptionsConfig> session_options;  // absent: the decoder's options
+  std::map<std::string, std::string> output_names_forwarder;
+  bool run_on_prompt = true;
+  bool run_on_token_gen = true;
+  bool is_lm_head = false;
+  int reset_session_idx = -1;
+};
+
+// Tensor names (model.decoder.inputs / outputs); the past/present names are printf formats with one %d.
+struct TensorNames {
+  std::string input_ids = "input_ids";
+  std::string inputs_embeds = "inputs_embeds";
+  std::string attention_mask = "attention_mask";
+  std::string position_ids = "position_ids";
+  std::string past_key_names = "past_key_values.%d.key";
+  std::string past_value_names = "past_key_values.%d.value";
+  std::string past_sequence_length = "past_sequence_length";
+  std::string current_sequence_length = "current_sequence_length";
+  std::string total_sequence_length = "total_sequence_length";
+  std::string logits = "logits";
+  std::string present_key_names = "present.%d.key";
+  std::string present_value_names = "present.%d.value";
+};
+
+struct DecoderConfig {
+  std::string filename;  // flat layout
+  SessionOptionsConfig session_options;
+  int64_t hidden_size = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_key_value_heads = 0;
+  int64_t num_hidden_layers = 0;
+  int64_t head_size = 0;
+  TensorNames names;
+  std::vector<StageConfig> pipeline;  // non-empty for decoder-pipeline
+};
+
+struct SearchConfig {
+  bool do_sample = false;
+  int64_t min_length = 0;
+  int64_t max_length = 0;  // 0: context_length
+  int num_beams = 1;
+  int num_return_sequences = 1;
+  int top_k = 50;
+  double top_p = 1.0;
+  double temperature = 1.0;
+  double repetition_penalty = 1.0;
+  std::optional<uint64_t> random_seed;
+  bool past_present_share_buffer = false;
+};
+
+struct GenaiConfig {
+  std::filesystem::path bundle_dir;
+  std::string type;
+  std::optional<int64_t> bos_token_id;
+  std::vector<int64_t> eos_token_ids;  // from eos_token_id (int or array), else pad_token_id
+  std::optional<int64_t> pad_token_id;
+  int64_t vocab_size = 0;
+  int64_t context_length = 0;
+  std::filesystem::path tokenizer_dir;  // absolute: bundle_dir / tokenizer_dir
+  DecoderConfig decoder;
+  SearchConfig search;
+
+  bool IsPipeline() const { return type == "decoder-pipeline"; }
+  // search.max_length capped at context_length (0 means context_length).
+  int64_t MaxLength() const;
+};
+
+// Parses a genai_config.json document. `source` names the file in errors. Throws Error(kInvalidModel) naming
+// `source` and the JSON path for a wrong type, a missing required key, an unknown model type, an unsafe filename,
+// a beam search, or `sliding_window` ("not supported yet").
+GenaiConfig ParseGenaiConfig(const nlohmann::ordered_json& document, const std::filesystem::path& bundle_dir,
+                             const std::string& source);
+
+// Reads and parses <bundle_dir>/genai_config.json (UsageError when missing, Error(kInvalidModel) when malformed).
+GenaiConfig LoadGenaiConfig(const std::filesystem::path& bundle_dir);
+
+// Replaces the single %d in `format` with `layer`.
+std::string LayerName(const std::string& format, int64_t layer);
+
+}  // namespace modelkit::generate

@@ -1,0 +1,67 @@
+// The decoder's KV cache, batch 1: per layer one key and one value tensor [1, kv_heads, length, head_size] in the
+// model's KV element type. Two modes (bundle-format.md): a growing cache whose `present` outputs become the next
+// step's `past`, or one zeroed max-length buffer per tensor bound as both past and present and updated in place.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "modelkit/generate/config.h"
+
+namespace modelkit::generate {
+
+class KvCache {
+ public:
+  // `shared_length` > 0 selects the shared-buffer mode with buffers of that many positions.
+  KvCache(const DecoderConfig& decoder, ONNXTensorElementDataType type, int64_t shared_length);
+
+  bool shared() const { return shared_length_ > 0; }
+  int64_t shared_length() const { return shared_length_; }
+  int64_t past_length() const { return past_length_; }
+  ONNXTensorElementDataType type() const { return type_; }
+
+  // Index of a past or present tensor name (layer * 2 + 0 for keys, + 1 for values), or nullopt.
+  std::optional<size_t> PastIndex(const std::string& name) const;
+  std::optional<size_t> PresentIndex(const std::string& name) const;
+
+  // The past tensor `index` for a step feeding `chunk` tokens (a view, no copy).
+  Ort::Value Past(size_t index);
+  // The present tensor `index` for a step feeding `chunk` tokens: the shared buffer, or a fresh buffer of
+  // past + chunk positions that Commit() turns into the next past.
+  Ort::Value Present(size_t index, int64_t chunk);
+
+  // After a successful step of `chunk` tokens: growing mode swaps presents into pasts; both advance past_length.
+  void Commit(int64_t chunk);
+
+  // Bytes held by the cache now.
+  size_t bytes() const;
+
+ private:
+  Ort::Value View(std::vector<std::byte>& buffer, int64_t length);
+
+  int64_t layers_;
+  int64_t kv_heads_;
+  int64_t head_size_;
+  ONNXTensorElementDataType type_;
+  size_t element_size_;
+  int64_t shared_length_;
+  int64_t past_length_ = 0;
+  std::map<std::string, size_t> past_names_;
+  std::map<std::string, size_t> present_names_;
+  std::vector<std::vector<std::byte>> past_;
+  std::vector<std::vector<std::byte>> present_;  // growing mode only
+  std::vector<bool> present_written_;
+  std::byte empty_[16] = {};  // data pointer for zero-length pasts
+  Ort::MemoryInfo memory_;
+};
+
+// Bytes per element of the tensor types the runtime handles (fp32, fp16, bf16, int32, int64); 0 for others.
+size_t ElementSize(ONNXTensorElementDataType type);
+
+}  // namespace modelkit::generate

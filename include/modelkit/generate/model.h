@@ -1,0 +1,67 @@
+// A loaded genai bundle: the typed config, one ORT session per model or pipeline stage, and the tokenizer.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "modelkit/device/ep_catalog.h"
+#include "modelkit/generate/config.h"
+#include "modelkit/generate/timings.h"
+#include "modelkit/tokenizer/tokenizer.h"
+
+namespace modelkit::generate {
+
+struct LoadOptions {
+  // The EP catalog provider names resolve against (plugin rows registered with the shared env already);
+  // nullptr: the built-in catalog.
+  const device::EpCatalog* catalog = nullptr;
+  // Without a tokenizer the model runs on token ids only (tests with tokenizer-less random bundles).
+  bool load_tokenizer = true;
+};
+
+// One session and what it declares.
+struct LoadedStage {
+  StageConfig config;  // the flat decoder is one stage named "decoder" listing every session input/output
+  std::unique_ptr<Ort::Session> session;
+  std::vector<std::string> session_inputs;
+  std::vector<std::string> session_outputs;
+};
+
+class Model {
+ public:
+  // Loads `bundle_dir`. Throws UsageError when the directory or genai_config.json is missing, Error(kInvalidModel)
+  // for a bad config, a missing or unloadable model file, stage inputs/outputs that do not match the sessions, or a
+  // missing/bad tokenizer (when load_tokenizer).
+  static std::unique_ptr<Model> Load(const std::filesystem::path& bundle_dir, const LoadOptions& options = {});
+
+  const GenaiConfig& config() const { return config_; }
+  // nullptr when loaded without a tokenizer.
+  const tokenizer::Tokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
+  const LoadTimings& load_timings() const { return load_timings_; }
+  const std::vector<LoadedStage>& stages() const { return stages_; }
+  // Element type of the past-key inputs, and their fixed sequence length (0 when dynamic).
+  ONNXTensorElementDataType kv_type() const { return kv_type_; }
+  int64_t fixed_kv_length() const { return fixed_kv_length_; }
+  bool has_kv() const { return has_kv_; }
+
+ private:
+  Model() = default;
+  void LoadSessions(const device::EpCatalog& catalog);
+  void CheckFlatInputs() const;
+  void CheckPipelineWiring() const;
+
+  GenaiConfig config_;
+  std::vector<LoadedStage> stages_;
+  std::optional<tokenizer::Tokenizer> tokenizer_;
+  LoadTimings load_timings_;
+  ONNXTensorElementDataType kv_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+  int64_t fixed_kv_length_ = 0;
+  bool has_kv_ = false;
+};
+
+}  // namespace modelkit::generate

@@ -1,0 +1,341 @@
+#include "modelkit/generate/config.h"
+
+#include <algorithm>
+#include <array>
+
+#include "modelkit/base/error.h"
+#include "modelkit/bundle/genai_config.h"
+
+namespace modelkit::generate {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Plain decoder types onnxruntime-genai runs with the decoder-only model, plus the generic pipeline.
+constexpr std::array<const char*, 24> kKnownTypes = {
+    "qwen3",    "qwen2",   "llama",       "mistral", "phi",    "phi3",    "phi3small", "phimoe",
+    "gemma",    "gemma2",  "gemma3_text", "granite", "olmo",   "chatglm", "smollm3",   "nemotron",
+    "ernie4_5", "gpt_oss", "qwen3_moe",   "decoder", "llama4", "phi4mm",  "gemma3",    "decoder-pipeline"};
+
+// Reads typed keys of one JSON object, naming the file and path on error.
+class Reader {
+ public:
+  Reader(const Json& object, std::string path, const std::string& source)
+      : object_(object), path_(std::move(path)), source_(source) {}
+
+  [[noreturn]] void Fail(const std::string& key, const std::string& what) const {
+    throw Error(ExitCode::kInvalidModel, source_ + ": " + Path(key) + " " + what);
+  }
+  std::string Path(const std::string& key) const { return path_ + "." + key; }
+  const Json* Get(const std::string& key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  bool Has(const std::string& key) const { return Get(key) != nullptr; }
+
+  std::optional<int64_t> Int(const std::string& key) const {
+    const Json* value = Get(key);
+    if (!value) return std::nullopt;
+    if (!value->is_number_integer()) Fail(key, "must be an integer, not " + value->dump());
+    return value->get<int64_t>();
+  }
+  std::optional<double> Number(const std::string& key) const {
+    const Json* value = Get(key);
+    if (!value) return std::nullopt;
+    if (!value->is_number()) Fail(key, "must be a number, not " + value->dump());
+    return value->get<double>();
+  }
+  std::optional<bool> Bool(const std::string& key) const {
+    const Json* value = Get(key);
+    if (!value) return std::nullopt;
+    if (!value->is_boolean()) Fail(key, "must be true or false, not " + value->dump());
+    return value->get<bool>();
+  }
+  std::optional<std::string> String(const std::string& key) const {
+    const Json* value = Get(key);
+    if (!value) return std::nullopt;
+    if (!value->is_string()) Fail(key, "must be a string, not " + value->dump());
+    return value->get<std::string>();
+  }
+  std::vector<std::string> Strings(const std::string& key) const {
+    const Json* value = Get(key);
+    if (!value) return {};
+    if (!value->is_array()) Fail(key, "must be an array of strings");
+    std::vector<std::string> result;
+    for (const Json& item : *value) {
+      if (!item.is_string()) Fail(key, "must be an array of strings, has " + item.dump());
+      result.push_back(item.get<std::string>());
+    }
+    return result;
+  }
+  const Json* Object(const std::string& key) const {
+    const Json* value = Get(key);
+    if (value && !value->is_object()) Fail(key, "must be an object");
+    return value;
+  }
+  Reader Child(const std::string& key) const { return Reader(*Object(key), Path(key), source_); }
+  const std::string& source() const { return source_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  const Json& object_;
+  std::string path_;
+  const std::string& source_;
+};
+
+void CheckFilename(const Reader& reader, const std::string& key, const std::string& filename) {
+  const std::filesystem::path path(filename);
+  const bool has_parent_ref =
+      std::any_of(path.begin(), path.end(), [](const std::filesystem::path& part) { return part == ".."; });
+  if (filename.empty() || path.is_absolute() || has_parent_ref) {
+    reader.Fail(key, "'" + filename + "' must be a relative path inside the bundle without '..'");
+  }
+}
+
+std::string ValueString(const Reader& reader, const std::string& key, const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number() || value.is_boolean()) return value.dump();
+  reader.Fail(key, "must be a string, not " + value.dump());
+}
+
+SessionOptionsConfig ParseSessionOptions(const Reader& reader) {
+  SessionOptionsConfig options;
+  if (const Json* providers = reader.Get("provider_options")) {
+    if (!providers->is_array()) reader.Fail("provider_options", "must be an array of {\"ep\": {options}} objects");
+    for (size_t i = 0; i < providers->size(); ++i) {
+      const Json& entry = (*providers)[i];
+      const std::string key = "provider_options[" + std::to_string(i) + "]";
+      if (!entry.is_object()) reader.Fail(key, "must be an object like {\"qnn\": {}}");
+      for (const auto& [name, values] : entry.items()) {
+        if (!values.is_object()) reader.Fail(key + "." + name, "must be an object of string options");
+        ProviderConfig provider;
+        provider.name = name;
+        for (const auto& [option, value] : values.items()) {
+          if (option == "device_filtering_options") continue;
+          provider.options.emplace_back(option, ValueString(reader, key + "." + name + "." + option, value));
+        }
+        options.providers.push_back(std::move(provider));
+      }
+    }
+  }
+  if (const auto threads = reader.Int("intra_op_num_threads"))
+    options.intra_op_num_threads = static_cast<int>(*threads);
+  if (const auto threads = reader.Int("inter_op_num_threads"))
+    options.inter_op_num_threads = static_cast<int>(*threads);
+  options.enable_cpu_mem_arena = reader.Bool("enable_cpu_mem_arena");
+  options.enable_mem_pattern = reader.Bool("enable_mem_pattern");
+  options.log_id = reader.String("log_id");
+  if (const auto level = reader.String("graph_optimization_level")) {
+    static const std::array<const char*, 4> kLevels = {"ORT_DISABLE_ALL", "ORT_ENABLE_BASIC", "ORT_ENABLE_EXTENDED",
+                                                       "ORT_ENABLE_ALL"};
+    if (std::find(kLevels.begin(), kLevels.end(), *level) == kLevels.end()) {
+      reader.Fail("graph_optimization_level", "'" + *level +
+                                                  "' is not one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, "
+                                                  "ORT_ENABLE_EXTENDED, ORT_ENABLE_ALL");
+    }
+    options.graph_optimization_level = level;
+  }
+  return options;
+}
+
+SessionOptionsConfig ParseSessionOptionsOf(const Reader& owner) {
+  if (!owner.Has("session_options")) return {};
+  const Reader reader = owner.Child("session_options");
+  SessionOptionsConfig options = ParseSessionOptions(reader);
+  // Other string entries become session config entries (e.g. "session.use_device_allocator_for_initializers").
+  const Json& object = *owner.Get("session_options");
+  for (const auto& [key, value] : object.items()) {
+    if (value.is_string() && key != "log_id" && key != "graph_optimization_level") {
+      options.config_entries[key] = value.get<std::string>();
+    }
+  }
+  return options;
+}
+
+void ParseNames(const Reader& decoder, TensorNames& names) {
+  if (decoder.Has("inputs")) {
+    const Reader inputs = decoder.Child("inputs");
+    const auto read = [&](const char* key, std::string& field) {
+      if (auto value = inputs.String(key)) field = *value;
+    };
+    read("input_ids", names.input_ids);
+    read("inputs_embeds", names.inputs_embeds);
+    read("attention_mask", names.attention_mask);
+    read("position_ids", names.position_ids);
+    read("past_key_names", names.past_key_names);
+    read("past_value_names", names.past_value_names);
+    read("past_sequence_length", names.past_sequence_length);
+    read("current_sequence_length", names.current_sequence_length);
+    read("total_sequence_length", names.total_sequence_length);
+    for (const char* key : {"past_key_names", "past_value_names"}) {
+      const std::string& format = std::string(key) == "past_key_names" ? names.past_key_names : names.past_value_names;
+      if (format.find("%d") == std::string::npos) inputs.Fail(key, "must contain %d (the layer index)");
+    }
+  }
+  if (decoder.Has("outputs")) {
+    const Reader outputs = decoder.Child("outputs");
+    if (auto value = outputs.String("logits")) names.logits = *value;
+    if (auto value = outputs.String("present_key_names")) names.present_key_names = *value;
+    if (auto value = outputs.String("present_value_names")) names.present_value_names = *value;
+    for (const char* key : {"present_key_names", "present_value_names"}) {
+      const std::string& format =
+          std::string(key) == "present_key_names" ? names.present_key_names : names.present_value_names;
+      if (format.find("%d") == std::string::npos) outputs.Fail(key, "must contain %d (the layer index)");
+    }
+  }
+}
+
+StageConfig ParseStage(const Reader& reader, const std::string& name) {
+  StageConfig stage;
+  stage.name = name;
+  const auto filename = reader.String("filename");
+  if (!filename) reader.Fail("filename", "is required (the stage's ONNX file)");
+  CheckFilename(reader, "filename", *filename);
+  stage.filename = *filename;
+  if (!reader.Has("inputs")) reader.Fail("inputs", "is required (the stage's input names)");
+  if (!reader.Has("outputs")) reader.Fail("outputs", "is required (the stage's output names)");
+  stage.inputs = reader.Strings("inputs");
+  stage.outputs = reader.Strings("outputs");
+  if (reader.Has("session_options")) stage.session_options = ParseSessionOptionsOf(reader);
+  if (const Json* forwarder = reader.Object("output_names_forwarder")) {
+    for (const auto& [from, to] : forwarder->items()) {
+      if (!to.is_string()) reader.Fail("output_names_forwarder." + from, "must be a string");
+      stage.output_names_forwarder[from] = to.get<std::string>();
+    }
+  }
+  stage.run_on_prompt = reader.Bool("run_on_prompt").value_or(true);
+  stage.run_on_token_gen = reader.Bool("run_on_token_gen").value_or(true);
+  stage.is_lm_head = reader.Bool("is_lm_head").value_or(false);
+  stage.reset_session_idx = static_cast<int>(reader.Int("reset_session_idx").value_or(-1));
+  return stage;
+}
+
+void ParsePipeline(const Reader& decoder, const Json& document, DecoderConfig& config) {
+  const Json* pipeline = decoder.Get("pipeline");
+  if (!pipeline->is_array() && !pipeline->is_object()) decoder.Fail("pipeline", "must be an array of stage objects");
+  if (pipeline->is_array()) {
+    for (size_t i = 0; i < pipeline->size(); ++i) {
+      if (!(*pipeline)[i].is_object()) decoder.Fail("pipeline[" + std::to_string(i) + "]", "must be an object");
+    }
+  }
+  bundle::ForEachPipelineStage(document, [&](const std::string& name, const Json& stage) {
+    const std::string path = decoder.Path("pipeline") + "." + name;
+    config.pipeline.push_back(ParseStage(Reader(stage, path, decoder.source()), name));
+  });
+  if (config.pipeline.empty()) decoder.Fail("pipeline", "has no stages");
+}
+
+}  // namespace
+
+int64_t GenaiConfig::MaxLength() const {
+  if (search.max_length <= 0) return context_length;
+  return std::min(search.max_length, context_length);
+}
+
+std::string LayerName(const std::string& format, int64_t layer) {
+  std::string name = format;
+  const size_t at = name.find("%d");
+  if (at != std::string::npos) name.replace(at, 2, std::to_string(layer));
+  return name;
+}
+
+GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& bundle_dir, const std::string& source) {
+  if (!document.is_object()) throw Error(ExitCode::kInvalidModel, source + ": the document must be a JSON object");
+  const Reader root(document, "$", source);
+  if (!root.Has("model")) root.Fail("model", "is required");
+  const Reader model = root.Child("model");
+  GenaiConfig config;
+  config.bundle_dir = bundle_dir;
+  const auto type = model.String("type");
+  if (!type) model.Fail("type", "is required (e.g. \"qwen3\" or \"decoder-pipeline\")");
+  if (std::find(kKnownTypes.begin(), kKnownTypes.end(), *type) == kKnownTypes.end()) {
+    model.Fail("type", "'" + *type +
+                           "' is not a model type modelkit can run (decoder models such as qwen3, llama, "
+                           "mistral, phi3, gemma2, or decoder-pipeline)");
+  }
+  config.type = *type;
+  config.bos_token_id = model.Int("bos_token_id");
+  config.pad_token_id = model.Int("pad_token_id");
+  if (const Json* eos = model.Get("eos_token_id")) {
+    if (eos->is_number_integer()) {
+      config.eos_token_ids = {eos->get<int64_t>()};
+    } else if (eos->is_array()) {
+      for (const Json& id : *eos) {
+        if (!id.is_number_integer()) model.Fail("eos_token_id", "must be an integer or an array of integers");
+        config.eos_token_ids.push_back(id.get<int64_t>());
+      }
+    } else {
+      model.Fail("eos_token_id", "must be an integer or an array of integers");
+    }
+  } else if (config.pad_token_id) {
+    config.eos_token_ids = {*config.pad_token_id};
+  }
+  const auto vocab = model.Int("vocab_size");
+  if (!vocab || *vocab <= 0) model.Fail("vocab_size", "is required and must be > 0 (the logits width)");
+  config.vocab_size = *vocab;
+  const auto context = model.Int("context_length");
+  if (!context || *context <= 0) model.Fail("context_length", "is required and must be > 0");
+  config.context_length = *context;
+  config.tokenizer_dir = bundle_dir;
+  if (const auto dir = model.String("tokenizer_dir")) {
+    CheckFilename(model, "tokenizer_dir", *dir);
+    config.tokenizer_dir = bundle_dir / *dir;
+  }
+
+  if (!model.Has("decoder")) model.Fail("decoder", "is required");
+  const Reader decoder = model.Child("decoder");
+  DecoderConfig& dec = config.decoder;
+  if (decoder.Has("sliding_window")) {
+    decoder.Fail("sliding_window", "(windowed static KV cache) is not supported yet; use a bundle without it");
+  }
+  dec.session_options = ParseSessionOptionsOf(decoder);
+  dec.hidden_size = decoder.Int("hidden_size").value_or(0);
+  dec.num_attention_heads = decoder.Int("num_attention_heads").value_or(0);
+  dec.num_key_value_heads = decoder.Int("num_key_value_heads").value_or(0);
+  dec.num_hidden_layers = decoder.Int("num_hidden_layers").value_or(0);
+  dec.head_size = decoder.Int("head_size").value_or(0);
+  for (const char* key : {"num_key_value_heads", "num_hidden_layers", "head_size"}) {
+    if (decoder.Int(key).value_or(0) <= 0) decoder.Fail(key, "is required and must be > 0");
+  }
+  ParseNames(decoder, dec.names);
+  if (config.IsPipeline()) {
+    if (!decoder.Has("pipeline")) decoder.Fail("pipeline", "is required for type decoder-pipeline");
+    ParsePipeline(decoder, document, dec);
+  } else {
+    const auto filename = decoder.String("filename");
+    if (!filename) decoder.Fail("filename", "is required (the decoder's ONNX file)");
+    CheckFilename(decoder, "filename", *filename);
+    dec.filename = *filename;
+  }
+
+  if (root.Has("search")) {
+    const Reader search = root.Child("search");
+    SearchConfig& s = config.search;
+    s.do_sample = search.Bool("do_sample").value_or(false);
+    s.min_length = search.Int("min_length").value_or(0);
+    s.max_length = search.Int("max_length").value_or(0);
+    s.num_beams = static_cast<int>(search.Int("num_beams").value_or(1));
+    s.num_return_sequences = static_cast<int>(search.Int("num_return_sequences").value_or(1));
+    s.top_k = static_cast<int>(search.Int("top_k").value_or(50));
+    s.top_p = search.Number("top_p").value_or(1.0);
+    s.temperature = search.Number("temperature").value_or(1.0);
+    s.repetition_penalty = search.Number("repetition_penalty").value_or(1.0);
+    if (const auto seed = search.Int("random_seed"); seed && *seed >= 0) s.random_seed = static_cast<uint64_t>(*seed);
+    s.past_present_share_buffer = search.Bool("past_present_share_buffer").value_or(false);
+    if (s.num_beams != 1)
+      search.Fail("num_beams", "= " + std::to_string(s.num_beams) + ": beam search is not supported yet");
+    if (s.num_return_sequences != 1) search.Fail("num_return_sequences", "must be 1 (batch 1 only)");
+    if (s.max_length < 0) search.Fail("max_length", "must be >= 0");
+    if (s.top_p <= 0 || s.top_p > 1) search.Fail("top_p", "must be in (0, 1]");
+    if (s.temperature < 0) search.Fail("temperature", "must be >= 0");
+    if (s.repetition_penalty <= 0) search.Fail("repetition_penalty", "must be > 0");
+  }
+  return config;
+}
+
+GenaiConfig LoadGenaiConfig(const std::filesystem::path& bundle_dir) {
+  const Json document = bundle::ReadGenaiConfig(bundle_dir);
+  return ParseGenaiConfig(document, bundle_dir, (bundle_dir / "genai_config.json").string());
+}
+
+}  // namespace modelkit::generate

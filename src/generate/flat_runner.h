@@ -1,0 +1,30 @@
+// The flat layout: one decoder session fed every input it declares.
+#pragma once
+
+#include "modelkit/generate/decoder_runner.h"
+#include "modelkit/generate/kv_cache.h"
+#include "modelkit/generate/step_tensors.h"
+
+namespace modelkit::generate {
+
+class FlatRunner : public DecoderRunner {
+ public:
+  FlatRunner(const Model& model, int64_t kv_shared_length);
+
+  std::span<const float> Run(std::span<const int64_t> tokens) override;
+  int64_t past_length() const override { return kv_.past_length(); }
+  int64_t last_ort_ns() const override { return last_ort_ns_; }
+  const std::vector<StageTimings>& stage_timings() const override { return timings_; }
+
+ private:
+  const LoadedStage& stage_;
+  KvCache kv_;
+  StepTensors step_;
+  Ort::IoBinding binding_;
+  Ort::RunOptions run_options_;
+  bool kv_bound_ = false;
+  int64_t last_ort_ns_ = 0;
+  std::vector<StageTimings> timings_;
+};
+
+}  // namespace modelkit::generate

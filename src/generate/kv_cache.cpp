@@ -1,0 +1,91 @@
+#include "modelkit/generate/kv_cache.h"
+
+#include <utility>
+
+namespace modelkit::generate {
+
+size_t ElementSize(ONNXTensorElementDataType type) {
+  switch (type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+      return 4;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+      return 2;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+KvCache::KvCache(const DecoderConfig& decoder, ONNXTensorElementDataType type, int64_t shared_length)
+    : layers_(decoder.num_hidden_layers),
+      kv_heads_(decoder.num_key_value_heads),
+      head_size_(decoder.head_size),
+      type_(type),
+      element_size_(ElementSize(type)),
+      shared_length_(shared_length),
+      memory_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
+  for (int64_t l = 0; l < layers_; ++l) {
+    past_names_[LayerName(decoder.names.past_key_names, l)] = static_cast<size_t>(2 * l);
+    past_names_[LayerName(decoder.names.past_value_names, l)] = static_cast<size_t>(2 * l + 1);
+    present_names_[LayerName(decoder.names.present_key_names, l)] = static_cast<size_t>(2 * l);
+    present_names_[LayerName(decoder.names.present_value_names, l)] = static_cast<size_t>(2 * l + 1);
+  }
+  past_.resize(static_cast<size_t>(2 * layers_));
+  present_.resize(past_.size());
+  present_written_.assign(past_.size(), false);
+  if (shared()) {
+    for (auto& buffer : past_) {
+      buffer.assign(static_cast<size_t>(kv_heads_ * shared_length_ * head_size_) * element_size_, std::byte{0});
+    }
+  }
+}
+
+std::optional<size_t> KvCache::PastIndex(const std::string& name) const {
+  const auto it = past_names_.find(name);
+  return it == past_names_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+std::optional<size_t> KvCache::PresentIndex(const std::string& name) const {
+  const auto it = present_names_.find(name);
+  return it == present_names_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+Ort::Value KvCache::View(std::vector<std::byte>& buffer, int64_t length) {
+  const int64_t shape[] = {1, kv_heads_, length, head_size_};
+  return Ort::Value::CreateTensor(memory_, buffer.empty() ? static_cast<void*>(empty_) : buffer.data(), buffer.size(),
+                                  shape, 4, type_);
+}
+
+Ort::Value KvCache::Past(size_t index) { return View(past_[index], shared() ? shared_length_ : past_length_); }
+
+Ort::Value KvCache::Present(size_t index, int64_t chunk) {
+  if (shared()) return View(past_[index], shared_length_);
+  const int64_t total = past_length_ + chunk;
+  std::vector<std::byte>& buffer = present_[index];
+  // resize, not assign: the model writes every element, so a reused buffer needs no clearing.
+  buffer.resize(static_cast<size_t>(kv_heads_ * total * head_size_) * element_size_);
+  present_written_[index] = true;
+  return View(buffer, total);
+}
+
+void KvCache::Commit(int64_t chunk) {
+  if (!shared()) {
+    for (size_t i = 0; i < past_.size(); ++i) {
+      if (present_written_[i]) std::swap(past_[i], present_[i]);
+      present_written_[i] = false;
+    }
+  }
+  past_length_ += chunk;
+}
+
+size_t KvCache::bytes() const {
+  size_t total = 0;
+  for (const auto& buffer : past_) total += buffer.capacity();
+  for (const auto& buffer : present_) total += buffer.capacity();
+  return total;
+}
+
+}  // namespace modelkit::generate

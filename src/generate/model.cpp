@@ -1,0 +1,192 @@
+#include "modelkit/generate/model.h"
+
+#include <algorithm>
+#include <set>
+
+#include "modelkit/base/error.h"
+#include "modelkit/base/strings.h"
+#include "modelkit/generate/session_factory.h"
+#include "modelkit/ort/runtime.h"
+
+namespace modelkit::generate {
+namespace {
+
+std::set<std::string> KvNames(const DecoderConfig& decoder, bool past) {
+  std::set<std::string> names;
+  for (int64_t l = 0; l < decoder.num_hidden_layers; ++l) {
+    names.insert(LayerName(past ? decoder.names.past_key_names : decoder.names.present_key_names, l));
+    names.insert(LayerName(past ? decoder.names.past_value_names : decoder.names.present_value_names, l));
+  }
+  return names;
+}
+
+bool IsManagedInput(const TensorNames& names, const std::string& name) {
+  return name == names.input_ids || name == names.attention_mask || name == names.position_ids ||
+         name == names.past_sequence_length || name == names.current_sequence_length ||
+         name == names.total_sequence_length;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string List(const std::vector<std::string>& names) { return Join(names, ", "); }
+
+}  // namespace
+
+std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, const LoadOptions& options) {
+  const Clock::time_point start = Clock::now();
+  std::unique_ptr<Model> model(new Model());
+  Clock::time_point t = Clock::now();
+  model->config_ = LoadGenaiConfig(bundle_dir);
+  model->load_timings_.config_ns = NanosSince(t);
+
+  t = Clock::now();
+  static const device::EpCatalog kBuiltIn = device::EpCatalog::BuiltIn();
+  model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn);
+  model->load_timings_.sessions_ns = NanosSince(t);
+  if (model->config_.IsPipeline()) {
+    model->CheckPipelineWiring();
+  } else {
+    model->CheckFlatInputs();
+  }
+
+  if (options.load_tokenizer) {
+    t = Clock::now();
+    const std::filesystem::path& dir = model->config_.tokenizer_dir;
+    if (!std::filesystem::is_regular_file(dir / "tokenizer.json")) {
+      throw Error(ExitCode::kInvalidModel, "bundle " + bundle_dir.string() +
+                                               " has no tokenizer: " + (dir / "tokenizer.json").string() +
+                                               " is missing; copy the model's tokenizer files into the bundle");
+    }
+    try {
+      model->tokenizer_.emplace(tokenizer::Tokenizer::Load(dir));
+    } catch (const Error& error) {
+      if (error.code() == ExitCode::kInvalidModel) throw;
+      throw Error(ExitCode::kInvalidModel, "bundle tokenizer: " + std::string(error.what()));
+    }
+    model->load_timings_.tokenizer_ns = NanosSince(t);
+  }
+  model->load_timings_.total_ns = NanosSince(start);
+  return model;
+}
+
+void Model::LoadSessions(const device::EpCatalog& catalog) {
+  ort::SharedEnv();
+  const SessionFactory factory(catalog);
+  std::vector<StageConfig> stages = config_.decoder.pipeline;
+  if (!config_.IsPipeline()) {
+    StageConfig decoder;
+    decoder.name = "decoder";
+    decoder.filename = config_.decoder.filename;
+    stages.push_back(decoder);
+  }
+  const std::set<std::string> past_names = KvNames(config_.decoder, /*past=*/true);
+  Ort::AllocatorWithDefaultOptions allocator;
+  for (StageConfig& stage_config : stages) {
+    const Clock::time_point t = Clock::now();
+    LoadedStage stage;
+    const SessionOptionsConfig& session_options =
+        stage_config.session_options ? *stage_config.session_options : config_.decoder.session_options;
+    const std::string where = config_.IsPipeline()
+                                  ? "pipeline stage '" + stage_config.name + "' (" + stage_config.filename + ")"
+                                  : "model.decoder (" + stage_config.filename + ")";
+    stage.session = factory.Create(config_.bundle_dir / stage_config.filename, session_options, where);
+    for (size_t i = 0; i < stage.session->GetInputCount(); ++i) {
+      const std::string name = stage.session->GetInputNameAllocated(i, allocator).get();
+      stage.session_inputs.push_back(name);
+      if (past_names.count(name) && !has_kv_) {
+        const Ort::TypeInfo type_info = stage.session->GetInputTypeInfo(i);  // owns what `info` views
+        const auto info = type_info.GetTensorTypeAndShapeInfo();
+        kv_type_ = info.GetElementType();
+        const std::vector<int64_t> shape = info.GetShape();
+        if (!shape.empty() && shape.size() != 4) {
+          throw Error(ExitCode::kInvalidModel, where + ": KV input '" + name + "' is not 4-D");
+        }
+        if (shape.size() == 4 && shape[2] > 0) fixed_kv_length_ = shape[2];
+        has_kv_ = true;
+      }
+    }
+    for (size_t i = 0; i < stage.session->GetOutputCount(); ++i) {
+      stage.session_outputs.push_back(stage.session->GetOutputNameAllocated(i, allocator).get());
+    }
+    if (!config_.IsPipeline()) {
+      stage_config.inputs = stage.session_inputs;
+      stage_config.outputs = stage.session_outputs;
+    }
+    stage.config = std::move(stage_config);
+    load_timings_.session_ns.emplace_back(stage.config.name, NanosSince(t));
+    stages_.push_back(std::move(stage));
+  }
+}
+
+void Model::CheckFlatInputs() const {
+  const LoadedStage& stage = stages_.front();
+  const std::set<std::string> past = KvNames(config_.decoder, true);
+  const std::string where = config_.bundle_dir.string() + "/" + stage.config.filename;
+  for (const std::string& input : stage.session_inputs) {
+    if (!IsManagedInput(config_.decoder.names, input) && !past.count(input)) {
+      throw Error(ExitCode::kInvalidModel,
+                  where + ": input '" + input +
+                      "' is not one the config names (model.decoder.inputs: input_ids, attention_mask, position_ids, "
+                      "past_key_names/past_value_names for " +
+                      std::to_string(config_.decoder.num_hidden_layers) + " layers)");
+    }
+  }
+  if (!Contains(stage.session_inputs, config_.decoder.names.input_ids)) {
+    throw Error(ExitCode::kInvalidModel,
+                where + ": has no input '" + config_.decoder.names.input_ids + "' (model.decoder.inputs.input_ids)");
+  }
+  if (!Contains(stage.session_outputs, config_.decoder.names.logits)) {
+    throw Error(ExitCode::kInvalidModel,
+                where + ": has no output '" + config_.decoder.names.logits + "' (model.decoder.outputs.logits)");
+  }
+}
+
+void Model::CheckPipelineWiring() const {
+  const std::set<std::string> past = KvNames(config_.decoder, true);
+  const std::set<std::string> present = KvNames(config_.decoder, false);
+  std::set<std::string> produced;
+  bool has_logits = false;
+  for (const LoadedStage& stage : stages_) {
+    const StageConfig& c = stage.config;
+    const std::string where =
+        config_.bundle_dir.string() + "/genai_config.json: pipeline stage '" + c.name + "' (" + c.filename + ")";
+    for (const std::string& input : c.inputs) {
+      if (!Contains(stage.session_inputs, input)) {
+        throw Error(
+            ExitCode::kInvalidModel,
+            where + " lists input '" + input + "' that the model does not have; it has " + List(stage.session_inputs));
+      }
+      if (!IsManagedInput(config_.decoder.names, input) && !past.count(input) && !produced.count(input)) {
+        throw Error(ExitCode::kInvalidModel, where + " needs input '" + input +
+                                                 "' that no earlier stage outputs (check outputs and "
+                                                 "output_names_forwarder of the stages before it)");
+      }
+    }
+    for (const std::string& input : stage.session_inputs) {
+      if (!Contains(c.inputs, input)) {
+        throw Error(ExitCode::kInvalidModel,
+                    where + ": the model's input '" + input + "' is missing from the stage's \"inputs\" list");
+      }
+    }
+    for (const std::string& output : c.outputs) {
+      if (!Contains(stage.session_outputs, output)) {
+        throw Error(ExitCode::kInvalidModel, where + " lists output '" + output +
+                                                 "' that the model does not have; it has " +
+                                                 List(stage.session_outputs));
+      }
+      if (output == config_.decoder.names.logits) has_logits = true;
+      if (present.count(output) || output == config_.decoder.names.logits) continue;
+      const auto forwarded = c.output_names_forwarder.find(output);
+      produced.insert(forwarded == c.output_names_forwarder.end() ? output : forwarded->second);
+    }
+  }
+  if (!has_logits) {
+    throw Error(ExitCode::kInvalidModel, config_.bundle_dir.string() +
+                                             "/genai_config.json: no pipeline stage outputs '" +
+                                             config_.decoder.names.logits + "'");
+  }
+}
+
+}  // namespace modelkit::generate

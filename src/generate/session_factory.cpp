@@ -1,0 +1,95 @@
+#include "modelkit/generate/session_factory.h"
+
+#include <map>
+
+#include "modelkit/base/error.h"
+#include "modelkit/base/strings.h"
+#include "modelkit/device/session_ep.h"
+#include "modelkit/ort/runtime.h"
+
+namespace modelkit::generate {
+namespace {
+
+constexpr std::string_view kSuffix = "ExecutionProvider";
+
+GraphOptimizationLevel OptimizationLevel(const std::string& name) {
+  if (name == "ORT_DISABLE_ALL") return ORT_DISABLE_ALL;
+  if (name == "ORT_ENABLE_BASIC") return ORT_ENABLE_BASIC;
+  if (name == "ORT_ENABLE_EXTENDED") return ORT_ENABLE_EXTENDED;
+  return ORT_ENABLE_ALL;
+}
+
+}  // namespace
+
+Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& config, const std::string& where) const {
+  ort::SharedEnv();
+  Ort::SessionOptions options;
+  try {
+    // onnxruntime-genai's default is half the hardware threads; ORT's own default is all of them.
+    if (config.intra_op_num_threads) options.SetIntraOpNumThreads(*config.intra_op_num_threads);
+    if (config.inter_op_num_threads) options.SetInterOpNumThreads(*config.inter_op_num_threads);
+    if (config.enable_cpu_mem_arena.has_value()) {
+      if (*config.enable_cpu_mem_arena) {
+        options.EnableCpuMemArena();
+      } else {
+        options.DisableCpuMemArena();
+      }
+    }
+    if (config.enable_mem_pattern.has_value()) {
+      if (*config.enable_mem_pattern) {
+        options.EnableMemPattern();
+      } else {
+        options.DisableMemPattern();
+      }
+    }
+    if (config.graph_optimization_level) {
+      options.SetGraphOptimizationLevel(OptimizationLevel(*config.graph_optimization_level));
+    }
+    if (config.log_id) options.SetLogId(config.log_id->c_str());
+    for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());
+  } catch (const Ort::Exception& error) {
+    ort::RethrowOrtError(error, "while setting the session options of " + where);
+  }
+  for (const ProviderConfig& provider : config.providers) {
+    std::string name = provider.name;
+    const device::EpRow* row = catalog_.Find(name);
+    if (!row && name.size() > kSuffix.size() &&
+        EqualsIgnoreCase(std::string_view(name).substr(name.size() - kSuffix.size()), kSuffix)) {
+      name.resize(name.size() - kSuffix.size());
+      row = catalog_.Find(name);
+    }
+    if (!row) {
+      throw UsageError("EP '" + provider.name + "' named by the provider_options of " + where +
+                       " is not known here; register a plugin EP with --ep-library NAME=PATH or run "
+                       "'modelkit sys --list-ep'");
+    }
+    if (row->name == "CPUExecutionProvider") {
+      if (!provider.options.empty()) {
+        throw Error(ExitCode::kInvalidModel, where +
+                                                 ": provider_options entry 'cpu' takes no options (CPU is always "
+                                                 "available as the default fallback); use an empty list");
+      }
+      continue;
+    }
+    std::map<std::string, std::string> values(provider.options.begin(), provider.options.end());
+    device::AppendSelectedEp(options, device::EpSelection{row, row->PrimaryDevice()}, values);
+  }
+  return options;
+}
+
+std::unique_ptr<Ort::Session> SessionFactory::Create(const std::filesystem::path& model,
+                                                     const SessionOptionsConfig& config,
+                                                     const std::string& where) const {
+  if (!std::filesystem::is_regular_file(model)) {
+    throw Error(ExitCode::kInvalidModel,
+                where + ": model file " + model.string() + " does not exist; rebuild or re-download the bundle");
+  }
+  Ort::SessionOptions options = MakeOptions(config, where);
+  try {
+    return std::make_unique<Ort::Session>(ort::SharedEnv(), model.c_str(), options);
+  } catch (const Ort::Exception& error) {
+    throw Error(ExitCode::kInvalidModel, where + ": ONNX Runtime cannot load " + model.string() + ": " + error.what());
+  }
+}
+
+}  // namespace modelkit::generate

@@ -1,0 +1,126 @@
+// `modelkit generate` as users run it: JSON and streamed output on a bundle with the real Qwen3 tokenizer, and the
+// bad-input contract (one error line; exit 2 for bad flags or a missing bundle, 3 for a bad bundle).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "modelkit/build/bundle_builder.h"
+#include "support/build_fixtures.h"
+#include "support/cli.h"
+#include "support/temp_dir.h"
+
+namespace modelkit::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GenerateCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    build::BuildOptions options;
+    options.output_dir = dir_->path() / "bundle";
+    options.random = true;
+    options.random_spec = TinySpec(build::Arch::kLlama);
+    options.random_spec.vocab_size = 0;  // follow the tokenizer
+    options.seed = 5;
+    options.context_length = 96;
+    options.tokenizer_dir = fs::path(MODELKIT_TOKENIZERS_DIR) / "qwen3";
+    build::BuildBundle(options);
+    bundle_ = options.output_dir;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  // A copy of the bundle to break.
+  static fs::path Copy(const TempDir& tmp) {
+    const fs::path copy = tmp.path() / "copy";
+    fs::copy(bundle_, copy, fs::copy_options::recursive);
+    return copy;
+  }
+
+  static TempDir* dir_;
+  static fs::path bundle_;
+};
+
+TempDir* GenerateCliTest::dir_ = nullptr;
+fs::path GenerateCliTest::bundle_;
+
+TEST_F(GenerateCliTest, JsonReportHasIdsTextAndTimings) {
+  const ProcessResult result = RunModelkit({"generate", "-m", bundle_.string(), "--prompt", "Hello there",
+                                            "--max-new-tokens", "6", "--ignore-eos", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const auto report = nlohmann::json::parse(result.stdout_text);
+  EXPECT_GT(report["prompt_ids"].size(), 3u);  // the chat template wraps the prompt
+  EXPECT_EQ(report["generated_ids"].size(), 6u);
+  EXPECT_TRUE(report["text"].is_string());
+  EXPECT_EQ(report["stop_reason"], "max_new_tokens");
+  const auto& timings = report["timings"];
+  EXPECT_GT(timings["ttft_ms"].get<double>(), 0.0);
+  EXPECT_EQ(timings["decode_step_ms"].size(), 5u);
+  EXPECT_GT(timings["load_ms"]["total_ms"].get<double>(), 0.0);
+  EXPECT_GT(timings["tokenize_ms"].get<double>(), 0.0);
+  EXPECT_EQ(timings["stages"][0]["name"], "decoder");
+}
+
+TEST_F(GenerateCliTest, PromptIdsAreUsedAsGivenAndStreamingPrintsTheSameText) {
+  const std::vector<std::string> base = {"generate",         "-m", bundle_.string(), "--prompt-ids", "9707, 1879,11",
+                                         "--max-new-tokens", "8",  "--ignore-eos"};
+  std::vector<std::string> json_args = base;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const ProcessResult json = RunModelkit(json_args);
+  ASSERT_EQ(json.exit_code, 0) << json.stderr_text;
+  const auto report = nlohmann::json::parse(json.stdout_text);
+  EXPECT_EQ(report["prompt_ids"], nlohmann::json::parse("[9707, 1879, 11]"));
+  const ProcessResult streamed = RunModelkit(base);
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.stderr_text;
+  EXPECT_EQ(streamed.stdout_text, report["text"].get<std::string>() + "\n");
+  // Greedy is deterministic.
+  EXPECT_EQ(nlohmann::json::parse(RunModelkit(json_args).stdout_text)["generated_ids"], report["generated_ids"]);
+}
+
+TEST_F(GenerateCliTest, SeededSamplingRepeats) {
+  const std::vector<std::string> args = {
+      "generate",      "-m",  bundle_.string(),   "--prompt", "Hi",           "--do-sample",
+      "--temperature", "1.3", "--top-k",          "100",      "--top-p",      "0.9",
+      "--seed",        "77",  "--max-new-tokens", "8",        "--ignore-eos", "--format",
+      "json"};
+  const ProcessResult a = RunModelkit(args), b = RunModelkit(args);
+  ASSERT_EQ(a.exit_code, 0) << a.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(a.stdout_text)["generated_ids"],
+            nlohmann::json::parse(b.stdout_text)["generated_ids"]);
+}
+
+TEST_F(GenerateCliTest, UsageErrorsExitTwo) {
+  ExpectErrorLine(RunModelkit({"generate", "-m", (dir_->path() / "nope").string(), "--prompt", "x"}), 2, "nope");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string()}), 2, "--prompt");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt", "x", "--prompt-ids", "1"}), 2,
+                  "exactly one");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,x"}), 2, "'x'");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1", "--top-p", "2", "--do-sample"}),
+                  2, "top_p");
+}
+
+TEST_F(GenerateCliTest, BadBundlesExitThree) {
+  {
+    TempDir tmp;
+    const fs::path copy = Copy(tmp);
+    std::ofstream(copy / "genai_config.json") << "{ not json";
+    ExpectErrorLine(RunModelkit({"generate", "-m", copy.string(), "--prompt", "x"}), 3, "genai_config.json");
+  }
+  {
+    TempDir tmp;
+    const fs::path copy = Copy(tmp);
+    fs::remove(copy / "model.onnx");
+    ExpectErrorLine(RunModelkit({"generate", "-m", copy.string(), "--prompt", "x"}), 3, "model.onnx");
+  }
+  {
+    TempDir tmp;
+    const fs::path copy = Copy(tmp);
+    fs::remove(copy / "tokenizer.json");
+    ExpectErrorLine(RunModelkit({"generate", "-m", copy.string(), "--prompt", "x"}), 3, "tokenizer");
+  }
+}
+
+}  // namespace
+}  // namespace modelkit::test

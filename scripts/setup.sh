@@ -49,4 +49,3 @@ fi
 "${repo_root}/scripts/fetch_test_models.sh"
 "${repo_root}/scripts/fetch_minja.sh"
 "${repo_root}/scripts/fetch_test_tokenizers.sh"
-"${repo_root}/scripts/fetch_tokenizers.sh"

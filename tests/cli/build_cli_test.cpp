@@ -112,8 +112,9 @@ TEST_F(BuildCliTest, CheckpointBuildWithInt4) {
 }
 
 TEST_F(BuildCliTest, QwenTokenizerSetsVocabularyAndSpecialTokens) {
-  const fs::path tokenizer = fs::path(MODELKIT_TOKENIZERS_DIR) / "qwen3";
-  ASSERT_TRUE(fs::exists(tokenizer / "tokenizer.json")) << "run scripts/fetch_tokenizers.sh (scripts/setup.sh does)";
+  const fs::path tokenizer = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
+  ASSERT_TRUE(fs::exists(tokenizer / "tokenizer.json"))
+      << "run scripts/fetch_test_tokenizers.sh (scripts/setup.sh does)";
   std::vector<std::string> args = {"build",
                                    "-o",
                                    (tmp_.path() / "out").string(),

@@ -26,7 +26,7 @@ class GenerateCliTest : public ::testing::Test {
     options.random_spec.vocab_size = 0;  // follow the tokenizer
     options.seed = 5;
     options.context_length = 96;
-    options.tokenizer_dir = fs::path(MODELKIT_TOKENIZERS_DIR) / "qwen3";
+    options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
     build::BuildBundle(options);
     bundle_ = options.output_dir;
   }

@@ -89,15 +89,22 @@ int RunTokenize(const TokenizeOptions& options) {
     }
     return 0;
   }
-  const std::vector<int32_t> ids = tokenizer.Encode(InputText(options), options.add_special_tokens);
+  const std::string input = InputText(options);
   if (json) {
+    const tokenizer::Encoding encoding = tokenizer.EncodeWithOffsets(input, options.add_special_tokens);
     nlohmann::json tokens = nlohmann::json::array();
-    for (const int32_t id : ids) tokens.push_back(std::string(tokenizer.IdToToken(id).value_or("")));
+    for (const int32_t id : encoding.ids) tokens.push_back(std::string(tokenizer.IdToToken(id).value_or("")));
+    // [begin, end) byte offsets into the UTF-8 input (not character offsets); {0, 0} for post-processor tokens.
+    nlohmann::json offsets = nlohmann::json::array();
+    for (const tokenizer::TokenOffset& offset : encoding.offsets) offsets.push_back({offset.begin, offset.end});
     // Token strings may hold bytes of a partial character only in byte-fallback vocabularies; replace, never fail.
-    std::cout << nlohmann::json{{"ids", ids}, {"tokens", tokens}}.dump(2, ' ', false,
-                                                                       nlohmann::json::error_handler_t::replace)
+    std::cout << nlohmann::json{{"ids", encoding.ids}, {"tokens", tokens}, {"byte_offsets", offsets}}.dump(
+                     2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
-  } else {
+    return 0;
+  }
+  const std::vector<int32_t> ids = tokenizer.Encode(input, options.add_special_tokens);
+  {
     std::vector<std::string> parts;
     parts.reserve(ids.size());
     for (const int32_t id : ids) parts.push_back(std::to_string(id));
@@ -130,7 +137,7 @@ void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run) {
   command->add_flag("--add-special-tokens", options->add_special_tokens,
                     "Add the tokenizer's special tokens (e.g. BOS) as its post-processor says");
   command->add_flag("--skip-special-tokens", options->skip_special_tokens, "With --decode: leave out special tokens");
-  command->add_option("-f,--format", options->format, "Output format: text (ids) or json (ids and tokens)")
+  command->add_option("-f,--format", options->format, "Output format: text (ids) or json (ids, tokens, byte offsets)")
       ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
       ->capture_default_str();
   command->callback([options, &run] {

@@ -1,5 +1,8 @@
 #include "modelkit/tokenizer/tokenizer.h"
 
+#include <algorithm>
+
+#include "byte_level_alphabet.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "tokenizer_impl.h"
@@ -34,6 +37,41 @@ void LoadAddedTokens(const JsonNode& root, Tokenizer::Impl& impl) {
     if (id >= impl.added_by_id.size()) impl.added_by_id.resize(id + 1, nullptr);
     impl.added_by_id[id] = &token;
   }
+}
+
+// How many bytes at the start of `rest` (input text) the vocabulary entry `token` stands for, or npos when they
+// differ. "<0xNN>" is byte NN; in byte-fallback (SentencePiece-style) vocabularies U+2581 stands for a space or for
+// itself (the Replace normalizer's output); otherwise each character is a byte of GPT-2's byte-level alphabet.
+size_t MatchToken(std::string_view token, std::string_view rest, bool metaspace) {
+  static constexpr std::string_view kMetaspace = "\u2581";
+  if (token.size() == 6 && token.starts_with("<0x") && token.back() == '>') {
+    const auto byte = static_cast<char>(std::stoi(std::string(token.substr(3, 2)), nullptr, 16));
+    return !rest.empty() && rest[0] == byte ? 1 : std::string_view::npos;
+  }
+  size_t used = 0;
+  if (metaspace) {
+    for (size_t pos = 0; pos < token.size();) {
+      const std::string_view input = rest.substr(used);
+      if (token.substr(pos, 3) == kMetaspace && (input.starts_with(' ') || input.starts_with(kMetaspace))) {
+        used += input.starts_with(' ') ? 1 : 3;
+        pos += 3;
+      } else if (!input.empty() && input[0] == token[pos]) {
+        ++used;
+        ++pos;
+      } else {
+        return std::string_view::npos;
+      }
+    }
+    return used;
+  }
+  const ByteLevelAlphabet& alphabet = ByteLevelAlphabet::Get();
+  for (size_t pos = 0; pos < token.size(); pos += Utf8CharLength(static_cast<unsigned char>(token[pos]))) {
+    const auto byte = alphabet.ByteFor(DecodeCodepoint(token, pos));
+    if (!byte) return rest.starts_with(token) ? token.size() : std::string_view::npos;  // e.g. an added token
+    if (used >= rest.size() || rest[used] != static_cast<char>(*byte)) return std::string_view::npos;
+    ++used;
+  }
+  return used;
 }
 
 }  // namespace
@@ -133,6 +171,64 @@ std::vector<int32_t> Tokenizer::Encode(std::string_view text, bool add_special_t
   }
   if (impl_->post_processor) impl_->post_processor->Process(ids, add_special_tokens);
   return ids;
+}
+
+Encoding Tokenizer::EncodeWithOffsets(std::string_view text, bool add_special_tokens) const {
+  if (const auto bad = FindInvalidUtf8(text)) {
+    throw UsageError("input text is not valid UTF-8 (invalid byte sequence at byte offset " + std::to_string(*bad) +
+                     ")");
+  }
+  const bool metaspace = impl_->model->TokenToId("<0x00>").has_value();
+  Encoding encoding;
+  std::vector<TextSegment> segments;
+  if (impl_->raw_matcher.empty()) {
+    if (!text.empty()) segments.push_back({0, text.size(), nullptr});
+  } else {
+    impl_->raw_matcher.Split(text, segments);
+  }
+  for (const TextSegment& segment : segments) {
+    if (segment.token) {
+      encoding.ids.push_back(segment.token->id);
+      encoding.offsets.push_back({segment.begin, segment.end});
+      continue;
+    }
+    const size_t first = encoding.ids.size();
+    impl_->EncodeSection(text.substr(segment.begin, segment.end - segment.begin), segment.begin == 0, encoding.ids);
+    // Walk the section: each token's bytes are the next input bytes unless normalization changed them.
+    size_t cursor = segment.begin;
+    bool lost = false;
+    for (size_t i = first; i < encoding.ids.size(); ++i) {
+      const std::string_view token = IdToToken(encoding.ids[i]).value_or("");
+      const std::string_view rest = text.substr(cursor, segment.end - cursor);
+      size_t used = lost ? std::string_view::npos : MatchToken(token, rest, metaspace);
+      if (used == std::string_view::npos && !lost && metaspace && token.starts_with("\u2581")) {
+        // A U+2581 the normalizer or pre-tokenizer prepended (Metaspace, Prepend): it covers no input byte.
+        used = token.size() == 3 ? 0 : MatchToken(token.substr(3), rest, metaspace);
+      }
+      if (used != std::string_view::npos) {
+        encoding.offsets.push_back({cursor, cursor + used});
+        cursor += used;
+      } else {
+        // Normalization changed the text here (e.g. NFC composed a sequence): the rest of the section's tokens all
+        // cover the rest of the section, the smallest range of the original text known to hold them.
+        lost = true;
+        encoding.offsets.push_back({cursor, segment.end});
+      }
+    }
+  }
+  if (impl_->post_processor) {
+    const std::vector<int32_t> content = encoding.ids;
+    impl_->post_processor->Process(encoding.ids, add_special_tokens);
+    if (encoding.ids != content) {
+      // The post-processor only adds tokens around the content: find it; the added tokens get {0, 0}.
+      std::vector<TokenOffset> offsets(encoding.ids.size());
+      const auto found = std::search(encoding.ids.begin(), encoding.ids.end(), content.begin(), content.end());
+      const auto at = static_cast<size_t>(found - encoding.ids.begin());
+      for (size_t i = 0; found != encoding.ids.end() && i < content.size(); ++i) offsets[at + i] = encoding.offsets[i];
+      encoding.offsets = std::move(offsets);
+    }
+  }
+  return encoding;
 }
 
 std::string Tokenizer::Decode(std::span<const int32_t> ids, const DecodeOptions& options) const {

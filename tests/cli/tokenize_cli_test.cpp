@@ -58,6 +58,11 @@ TEST(TokenizeCli, JsonHasIdsAndTokens) {
   EXPECT_EQ(ids, tokenizer.Encode(kText, true));
   ASSERT_EQ(output.at("tokens").size(), ids.size());
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(output["tokens"][i], std::string(*tokenizer.IdToToken(ids[i])));
+  const tokenizer::Encoding encoding = tokenizer.EncodeWithOffsets(kText, true);
+  ASSERT_EQ(output.at("byte_offsets").size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(output["byte_offsets"][i], nlohmann::json({encoding.offsets[i].begin, encoding.offsets[i].end}));
+  }
 }
 
 TEST(TokenizeCli, StdinAndFileAndDecodeRoundTrip) {

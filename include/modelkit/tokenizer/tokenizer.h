@@ -22,6 +22,20 @@ struct DecodeOptions {
   std::optional<bool> clean_up_tokenization_spaces;
 };
 
+// A byte range [begin, end) of the UTF-8 input text (byte offsets, not character offsets as in Python's HF).
+struct TokenOffset {
+  size_t begin = 0;
+  size_t end = 0;
+  bool operator==(const TokenOffset&) const = default;
+};
+
+// Token ids with, for each, the byte range of the original input it came from. Tokens the post-processor adds
+// (e.g. BOS) get {0, 0}. See docs/tokenizer.md "Offsets" for how normalization is mapped back.
+struct Encoding {
+  std::vector<int32_t> ids;
+  std::vector<TokenOffset> offsets;
+};
+
 class Tokenizer {
  public:
   // Loads `directory`/tokenizer.json and, when present, tokenizer_config.json, special_tokens_map.json (fills
@@ -41,6 +55,8 @@ class Tokenizer {
   // Token ids of `text` (UTF-8). With `add_special_tokens` the post-processor's special tokens (e.g. BOS) are added.
   // Throws UsageError when `text` is not valid UTF-8 (naming the byte offset).
   std::vector<int32_t> Encode(std::string_view text, bool add_special_tokens = false) const;
+  // The same ids as Encode, with byte offsets into `text` (slower than Encode; Encode is unchanged).
+  Encoding EncodeWithOffsets(std::string_view text, bool add_special_tokens = false) const;
 
   // Text of `ids`. Throws UsageError for an id outside the vocabulary. Invalid byte sequences become U+FFFD.
   std::string Decode(std::span<const int32_t> ids, const DecodeOptions& options = {}) const;

@@ -12,12 +12,14 @@
 
 #include "commands.h"
 #include "ep_flags.h"
+#include "genai_flags.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/generate/model.h"
-#include "modelkit/tokenizer/chat_template.h"
+#include "modelkit/session/genai_session.h"
+#include "modelkit/session/prompt_template.h"
 
 namespace modelkit::app {
 namespace {
@@ -42,6 +44,9 @@ struct GenerateFlags {
   std::optional<uint64_t> seed;
   bool ignore_eos = false;
   std::string format = "text";
+  std::string ep;
+  std::string device = "config";
+  GenaiCompileFlags compile;
   EpLibraryFlags ep_flags;
 };
 
@@ -62,23 +67,6 @@ std::vector<int32_t> ParsePromptIds(const std::string& list) {
     ids.push_back(static_cast<int32_t>(value));
   }
   return ids;
-}
-
-std::string PromptText(const GenerateFlags& flags, const generate::Model& model) {
-  std::string text = flags.prompt_file.empty() ? flags.prompt : ReadTextFile(flags.prompt_file, "--prompt-file");
-  const std::filesystem::path dir = model.config().tokenizer_dir;
-  const bool has_template =
-      std::filesystem::exists(dir / "chat_template.jinja") || model.tokenizer()->config().chat_template.has_value();
-  if (flags.apply_template || (has_template && !flags.no_apply_template)) {
-    if (!has_template) {
-      throw UsageError("--apply-template: the bundle's tokenizer has no chat template; use --no-apply-template");
-    }
-    const tokenizer::ChatTemplate chat = tokenizer::ChatTemplate::Load(dir);
-    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-    messages.push_back({{"role", "user"}, {"content", text}});
-    text = chat.Render(messages, /*add_generation_prompt=*/true);
-  }
-  return text;
 }
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -130,22 +118,24 @@ int RunGenerate(const GenerateFlags& flags) {
   if (sources != 1) throw UsageError("give exactly one of --prompt, --prompt-file or --prompt-ids");
   if (flags.max_new_tokens && *flags.max_new_tokens < 0) throw UsageError("--max-new-tokens must be >= 0");
 
-  // Plugin EPs a bundle names must be registered before its sessions are created.
-  std::optional<device::Machine> machine;
-  generate::LoadOptions load;
-  if (!flags.ep_flags.ep_libraries.empty() || !flags.ep_flags.ep_catalog.empty() ||
-      std::getenv("MODELKIT_EP_LIBRARIES") || std::getenv("MODELKIT_EP_CATALOG")) {
-    machine.emplace(flags.ep_flags.LoadRealMachine());
-    load.catalog = &machine->catalog;
-  }
-  const std::unique_ptr<generate::Model> model = generate::Model::Load(flags.bundle, load);
+  session::PluginMachineAccess machine(flags.ep_flags.Plugins());
+  session::GenaiSession genai(
+      MakeGenaiSessionOptions(flags.bundle, flags.ep, flags.device, flags.compile, flags.ep_flags), machine);
+  genai.Load();
+  PrintSessionWarnings(genai);
+  const generate::Model* model = &genai.model();
 
   std::vector<int32_t> prompt;
   int64_t tokenize_ns = 0;
   if (!flags.prompt_ids.empty()) {
     prompt = ParsePromptIds(flags.prompt_ids);
   } else {
-    const std::string text = PromptText(flags, *model);
+    const session::TemplateMode mode = flags.apply_template      ? session::TemplateMode::kApply
+                                       : flags.no_apply_template ? session::TemplateMode::kNever
+                                                                 : session::TemplateMode::kAuto;
+    const std::string text =
+        session::PromptTemplate(*model, mode)
+            .Render(flags.prompt_file.empty() ? flags.prompt : ReadTextFile(flags.prompt_file, "--prompt-file"));
     const generate::Clock::time_point start = generate::Clock::now();
     prompt = model->tokenizer()->Encode(text);
     tokenize_ns = generate::NanosSince(start);
@@ -177,6 +167,9 @@ int RunGenerate(const GenerateFlags& flags) {
   result.timings.tokenize_ns = tokenize_ns;
   if (json) {
     const nlohmann::ordered_json report = {{"bundle", flags.bundle},
+                                           {"ep", genai.ep_label()},
+                                           {"device", flags.device},
+                                           {"effective_device", genai.effective_device()},
                                            {"prompt_ids", result.prompt_ids},
                                            {"generated_ids", result.generated_ids},
                                            {"text", result.text},
@@ -212,6 +205,12 @@ void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("-f,--format", flags->format, "Output: streamed text, or one JSON document")
       ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
       ->capture_default_str();
+  command->add_option("--ep", flags->ep, "EP override for the bundle's hardware stages (alias or full name)");
+  command
+      ->add_option("-d,--device", flags->device,
+                   "config (respect the bundle), auto, npu, gpu or cpu: the device whose EP overrides the bundle's")
+      ->capture_default_str();
+  flags->compile.Bind(*command);
   flags->ep_flags.Bind(*command);
   command->callback([flags, &run] { run = [flags] { return RunGenerate(*flags); }; });
 }

@@ -26,11 +26,27 @@ std::optional<std::filesystem::path> DefaultCatalog() {
 
 }  // namespace
 
-device::Machine EpLibraryFlags::LoadRealMachine() const {
+std::vector<device::PluginLibrary> EpLibraryFlags::Plugins() const {
   const std::optional<std::filesystem::path> catalog =
       ep_catalog.empty() ? std::nullopt : std::optional<std::filesystem::path>(ep_catalog);
-  const std::vector<device::PluginLibrary> plugins =
-      device::CollectPluginLibraries(ep_libraries, catalog, DefaultCatalog());
+  return device::CollectPluginLibraries(ep_libraries, catalog, DefaultCatalog());
+}
+
+std::vector<std::string> EpLibraryFlags::ForwardedArgs() const {
+  std::vector<std::string> args;
+  for (const std::string& spec : ep_libraries) {
+    args.push_back("--ep-library");
+    args.push_back(spec);
+  }
+  if (!ep_catalog.empty()) {
+    args.push_back("--ep-catalog");
+    args.push_back(ep_catalog);
+  }
+  return args;
+}
+
+device::Machine EpLibraryFlags::LoadRealMachine() const {
+  const std::vector<device::PluginLibrary> plugins = Plugins();
   device::OrtDiscovery discovery(plugins);
   return device::LoadMachine(discovery, plugins);
 }

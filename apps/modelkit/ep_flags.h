@@ -19,6 +19,10 @@ struct EpLibraryFlags {
   void Bind(CLI::App& command);
   // Registers the plugins and discovers the real machine.
   device::Machine LoadRealMachine() const;
+  // The plugin libraries these flags, the environment and the default catalog declare (nothing registered).
+  std::vector<device::PluginLibrary> Plugins() const;
+  // These flags as arguments for a modelkit child process (the environment is inherited anyway).
+  std::vector<std::string> ForwardedArgs() const;
 };
 
 // --ep-options KEY=VALUE pairs as a map; whitespace around both is stripped and the last value of a key wins.

@@ -9,6 +9,7 @@
 
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
 
 namespace modelkit::bundle {
 namespace {
@@ -117,6 +118,33 @@ bool DerivedBundleComplete(const fs::path& bundle_dir) {
   std::error_code ec;
   const fs::path target = bundle_dir / kDerivedDirName;
   return fs::is_regular_file(target / kCompleteMarker, ec) && fs::is_regular_file(target / "genai_config.json", ec);
+}
+
+bool DerivedBundleUpToDate(const fs::path& bundle_dir, const DerivedBundleContents& contents) {
+  if (!DerivedBundleComplete(bundle_dir)) return false;
+  const fs::path target = bundle_dir / kDerivedDirName;
+  std::error_code ec;
+  const Json written = Json::parse(ReadTextFile(target / "genai_config.json", "derived genai config"), nullptr,
+                                   /*allow_exceptions=*/false);
+  if (written != contents.config) return false;
+  std::set<std::string> expected = {"genai_config.json", kCompleteMarker};
+  for (const auto& [name, source] : contents.artifacts) {
+    if (!fs::equivalent(source.parent_path(), target, ec) || source.filename() != name) return false;
+    expected.insert(name);
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(bundle_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (NeverMirrored(name) || !entry.is_regular_file() || contents.skipped_sources.count(name) ||
+        contents.artifacts.count(name)) {
+      continue;
+    }
+    expected.insert(name);
+  }
+  std::set<std::string> present;
+  for (const fs::directory_entry& entry : fs::directory_iterator(target, ec)) {
+    present.insert(entry.path().filename().string());
+  }
+  return !ec && present == expected;
 }
 
 void RemoveStaleDerivedTemporaries(const fs::path& bundle_dir) {

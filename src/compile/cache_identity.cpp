@@ -1,5 +1,6 @@
 #include "modelkit/compile/cache_identity.h"
 
+#include <sys/stat.h>
 #include <xxhash.h>
 
 #include <cerrno>
@@ -16,8 +17,12 @@ namespace {
 namespace fs = std::filesystem;
 constexpr int kRecordVersion = 1;
 
+// Modification time in nanoseconds since the Unix epoch (stat's, not file_time_type's clock, whose epoch is not
+// the Unix one); -1 when the file cannot be stat'ed.
 int64_t MtimeNs(const fs::path& path) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(fs::last_write_time(path).time_since_epoch()).count();
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return -1;
+  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
 }
 
 }  // namespace

@@ -44,6 +44,11 @@ struct DerivedBundleContents {
 std::filesystem::path WriteDerivedBundle(const std::filesystem::path& bundle_dir,
                                          const DerivedBundleContents& contents);
 
+// True when <bundle>/_compiled is complete and already holds exactly what WriteDerivedBundle would write for
+// `contents`: the same config, every artifact taken from _compiled/ itself (reused, not new), a mirror entry for
+// every bundle file and nothing else. Then a run can load it without rewriting it.
+bool DerivedBundleUpToDate(const std::filesystem::path& bundle_dir, const DerivedBundleContents& contents);
+
 // True when <bundle>/_compiled holds a genai_config.json and the completion marker (a finished write).
 bool DerivedBundleComplete(const std::filesystem::path& bundle_dir);
 

@@ -1,0 +1,29 @@
+// Flags of the commands that run a genai bundle (`generate`, `perf --runtime genai`): the EP override and the
+// EPContext compile, turned into a session::GenaiSessionOptions.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "ep_flags.h"
+#include "modelkit/session/genai_session.h"
+
+namespace modelkit::app {
+
+struct GenaiCompileFlags {
+  bool compile = false;
+  double compile_timeout_s = 300;
+
+  void Bind(CLI::App& command);
+};
+
+// Relative --ep-catalog/--ep-library paths are forwarded as given: the compile child runs in the same directory.
+session::GenaiSessionOptions MakeGenaiSessionOptions(const std::string& bundle, const std::string& ep,
+                                                     const std::string& device, const GenaiCompileFlags& compile,
+                                                     const EpLibraryFlags& ep_flags);
+
+// Prints the session's warnings as "warning: ..." lines on stderr.
+void PrintSessionWarnings(const session::GenaiSession& session);
+
+}  // namespace modelkit::app

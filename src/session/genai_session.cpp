@@ -1,0 +1,209 @@
+#include "modelkit/session/genai_session.h"
+
+#include <stdlib.h>
+
+#include <set>
+
+#include "modelkit/base/check.h"
+#include "modelkit/base/error.h"
+#include "modelkit/base/strings.h"
+#include "modelkit/bundle/derived_bundle.h"
+#include "modelkit/bundle/ep_override.h"
+
+namespace modelkit::session {
+namespace {
+
+namespace fs = std::filesystem;
+using generate::Clock;
+using generate::NanosSince;
+
+bool RespectsConfig(const std::string& device) { return device.empty() || device == "config"; }
+
+// A staging folder for compile outputs beside _compiled/; removed with everything in it when it goes out of scope.
+// Its name makes RemoveStaleDerivedTemporaries clear it when a killed run leaves it behind.
+class StagingDir {
+ public:
+  explicit StagingDir(const fs::path& bundle_dir) {
+    std::string pattern = (bundle_dir / (std::string(bundle::kDerivedDirName) + ".tmp-XXXXXX")).string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw RuntimeError("cannot create a staging folder in '" + bundle_dir.string() + "'");
+    }
+    path_ = pattern;
+  }
+  ~StagingDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  StagingDir(const StagingDir&) = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Every provider entry of model.decoder's and the pipeline stages' session options.
+std::vector<const bundle::Json*> ProviderEntries(const bundle::Json& config) {
+  std::vector<const bundle::Json*> entries;
+  const auto collect = [&](const bundle::Json& owner) {
+    if (const bundle::Json* providers = bundle::ProviderOptionsOf(owner)) {
+      for (const bundle::Json& entry : *providers) {
+        if (entry.is_object() && entry.size() == 1) entries.push_back(&entry);
+      }
+    }
+  };
+  if (const bundle::Json* decoder = bundle::DecoderOf(config)) collect(*decoder);
+  bundle::ForEachPipelineStage(config, [&](const std::string&, const bundle::Json& stage) { collect(stage); });
+  return entries;
+}
+
+bool IsCpu(const device::EpRow& row) { return row.name == "CPUExecutionProvider"; }
+
+}  // namespace
+
+std::string EffectiveDevice(const bundle::Json& config, const device::EpCatalog& catalog) {
+  std::set<device::DeviceKind> devices;
+  for (const bundle::Json* entry : ProviderEntries(config)) {
+    const device::EpRow* row = catalog.Find(entry->begin().key());
+    if (row == nullptr) return "";
+    if (IsCpu(*row)) continue;
+    const bundle::Json& options = entry->begin().value();
+    std::optional<device::DeviceKind> device;
+    if (options.is_object() && options.contains("device_type") && options.at("device_type").is_string()) {
+      device = device::ParseDeviceKind(options.at("device_type").get<std::string>());
+      if (device && !row->Supports(*device)) device.reset();
+    }
+    if (!device && row->devices.size() == 1) device = row->devices.front();
+    if (!device) return "";
+    devices.insert(*device);
+  }
+  if (devices.empty()) return "cpu";
+  return devices.size() == 1 ? std::string(device::DeviceName(*devices.begin())) : "";
+}
+
+GenaiSession::GenaiSession(GenaiSessionOptions options, MachineAccess& machine)
+    : options_(std::move(options)), machine_(machine) {
+  if (!options_.ep.empty()) {
+    const device::Inventory nothing;
+    override_ep_ = &device::Resolver(machine_.Catalog(), nothing).NormalizeEp(options_.ep);
+  }
+  options_.device = ToLower(options_.device);
+  if (!RespectsConfig(options_.device) && options_.device != "auto" && !device::ParseDeviceKind(options_.device)) {
+    throw UsageError("unknown device '" + options_.device + "' (--device); expected config, auto, npu, gpu or cpu");
+  }
+  std::error_code ec;
+  if (!fs::is_directory(options_.bundle_dir, ec)) {
+    throw UsageError("bundle directory not found: '" + options_.bundle_dir.string() +
+                     "' (-m expects a directory holding genai_config.json)");
+  }
+  if (!fs::is_regular_file(options_.bundle_dir / "genai_config.json", ec)) {
+    throw UsageError("genai_config.json not found in '" + options_.bundle_dir.string() +
+                     "'; a genai bundle needs one (make one with 'modelkit build')");
+  }
+}
+
+std::optional<std::string> GenaiSession::ep() const {
+  if (override_ep_ == nullptr) return std::nullopt;
+  return override_ep_->Alias();
+}
+
+const generate::Model& GenaiSession::model() const {
+  MODELKIT_CHECK(model_ != nullptr);
+  return *model_;
+}
+
+void GenaiSession::ResolveOverride() {
+  if (RespectsConfig(options_.device)) return;
+  const bool concrete = options_.device != "auto";
+  if (override_ep_ != nullptr && concrete) {
+    resolved_device_ = device::ParseDeviceKind(options_.device);
+    return;
+  }
+  // Resolving a device needs the EPs this machine really offers, plugin EPs included.
+  const Clock::time_point start = Clock::now();
+  const device::Machine& machine = machine_.Discover();
+  timings_.ep_registration_ns += NanosSince(start);
+  const device::Resolver resolver = machine.MakeResolver();
+  if (override_ep_ == nullptr) {
+    override_ep_ = resolver.ResolveGenaiEp(options_.device);
+    resolved_device_ = resolver.ResolveDevice(options_.device).device;
+  } else {
+    override_ep_ = machine.catalog.Find(override_ep_->name);
+    resolved_device_ = resolver.ResolveDevice(options_.device, override_ep_).device;
+  }
+}
+
+bool GenaiSession::NeedsPluginEps() const {
+  for (const bundle::Json* entry : ProviderEntries(effective_config_)) {
+    const device::EpRow* row = machine_.Catalog().Find(entry->begin().key());
+    // A provider no manifest describes may come from a plugin only discovery names.
+    if (row == nullptr || row->IsPlugin()) return true;
+  }
+  return false;
+}
+
+fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
+  const fs::path& bundle_dir = options_.bundle_dir;
+  const std::vector<StageCompileRequest> requests =
+      options_.compile ? CompilableStages(effective_config_, machine_.Catalog()) : std::vector<StageCompileRequest>{};
+  if (requests.empty() && !changed) return bundle_dir;
+
+  bundle::RemoveStaleDerivedTemporaries(bundle_dir);
+  bundle::DerivedBundleContents contents;
+  contents.config = effective_config_;
+  std::optional<StagingDir> staging;
+  if (!requests.empty()) {
+    MODELKIT_CHECK(!options_.compiler.program.empty());
+    staging.emplace(bundle_dir);
+    compile_reports_ = PrepareCompiledStages(bundle_dir, staging->path(), requests, options_.compiler, contents.config,
+                                             contents, warnings_);
+  }
+  if (!bundle::DerivedBundleUpToDate(bundle_dir, contents)) bundle::WriteDerivedBundle(bundle_dir, contents);
+  effective_config_ = contents.config;
+  return bundle_dir / bundle::kDerivedDirName;
+}
+
+void GenaiSession::Load() {
+  if (model_ != nullptr) return;
+  const Clock::time_point start = Clock::now();
+  ResolveOverride();
+
+  Clock::time_point t = Clock::now();
+  const bundle::Json config = bundle::ReadGenaiConfig(options_.bundle_dir);
+  const device::EpCatalog& catalog = machine_.Discovered() ? machine_.Discover().catalog : machine_.Catalog();
+  const std::optional<device::DeviceKind> session_device =
+      bundle::SessionDevice(override_ep_, options_.device, resolved_device_);
+  bundle::OverrideResult result = bundle::ApplyEpOverride(config, override_ep_, session_device, catalog);
+  warnings_.insert(warnings_.end(), result.warnings.begin(), result.warnings.end());
+  effective_config_ = std::move(result.config);
+  if (override_ep_ != nullptr && !bundle::OverrideTookEffect(effective_config_, override_ep_, catalog)) {
+    warnings_.push_back("the EP override " + override_ep_->Alias() +
+                        " did not take effect: no stage of this bundle runs on hardware it could re-route; the run "
+                        "follows the bundle config");
+  }
+  const std::string label = bundle::EffectiveEpLabel(effective_config_, override_ep_, catalog);
+  if (label != "config") effective_ep_ = label;
+
+  // Writers of _compiled/ and runs loading from it exclude each other, so no run reads a tree being replaced.
+  std::optional<bundle::BundleLock> lock;
+  if (options_.compile || result.changed) lock.emplace(options_.bundle_dir);
+  load_dir_ = PrepareDerivedBundle(result.changed);
+  if (load_dir_ == options_.bundle_dir) lock.reset();
+  effective_device_ = EffectiveDevice(effective_config_, catalog);
+  timings_.bundle_prepare_ns = NanosSince(t);
+
+  if (!machine_.Discovered() && NeedsPluginEps()) {
+    t = Clock::now();
+    machine_.Discover();
+    timings_.ep_registration_ns += NanosSince(t);
+  }
+  t = Clock::now();
+  generate::LoadOptions load;
+  load.catalog = machine_.Discovered() ? &machine_.Discover().catalog : &machine_.Catalog();
+  load.load_tokenizer = options_.load_tokenizer;
+  model_ = generate::Model::Load(load_dir_, load);
+  timings_.native_load_ns = NanosSince(t);
+  timings_.total_ns = NanosSince(start);
+}
+
+}  // namespace modelkit::session

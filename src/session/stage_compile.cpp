@@ -1,0 +1,177 @@
+#include "modelkit/session/stage_compile.h"
+
+#include "modelkit/base/atomic_file.h"
+#include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
+#include "modelkit/compile/cache_identity.h"
+#include "modelkit/compile/compile_process.h"
+#include "modelkit/compile/epcontext_compile.h"
+#include "modelkit/ort/runtime.h"
+#include "modelkit/session/machine_access.h"
+
+namespace modelkit::session {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRecordSuffix = ".meta.json";
+
+// The source file and its external-data sidecar when it has one.
+std::vector<std::string> SourceFiles(const fs::path& bundle_dir, const std::string& source) {
+  std::vector<std::string> names = {source};
+  std::error_code ec;
+  if (fs::is_regular_file(bundle_dir / (source + ".data"), ec)) names.push_back(source + ".data");
+  return names;
+}
+
+// Why the artifact in the previous _compiled/ cannot serve `identity`, or "" when it is fresh.
+std::string StaleReasonFor(const fs::path& old_artifact, const compile::CompileIdentity& identity,
+                           const fs::path& bundle_dir, const std::vector<std::string>& sources) {
+  std::error_code ec;
+  const fs::path record_path = old_artifact.string() + kRecordSuffix;
+  if (!fs::is_regular_file(old_artifact, ec)) return "no compiled artifact yet";
+  if (!fs::is_regular_file(record_path, ec)) return "the artifact has no cache record";
+  nlohmann::json record;
+  try {
+    record = nlohmann::json::parse(ReadTextFile(record_path, "compile cache record"));
+  } catch (const std::exception&) {
+    return "the cache record is unreadable";
+  }
+  const std::optional<compile::CompileIdentity> recorded = compile::FromJson(record);
+  if (!recorded) return "the cache record is from another version";
+  return compile::StaleReason(*recorded, bundle_dir, sources, identity.ep, identity.provider_options,
+                              identity.ort_version, identity.ep_version)
+      .value_or("");
+}
+
+void PatchStageFilename(bundle::Json& config, const std::string& stage, const std::string& filename) {
+  bundle::ForEachPipelineStage(config, [&](const std::string& name, bundle::Json& entry) {
+    if (name == stage) entry["filename"] = filename;
+  });
+}
+
+std::vector<std::string> CompilerArgv(const CompilerCommand& compiler, const fs::path& source, const fs::path& output,
+                                      const StageCompileRequest& request) {
+  std::vector<std::string> argv = {
+      compiler.program.string(), "compile", "-m",         source.string(), "-o", output.string(), "--ep",
+      request.ep->Alias(),       "--embed", "--overwrite"};
+  for (const auto& [key, value] : request.provider_options) {
+    argv.push_back("--ep-options");
+    argv.push_back(key + "=" + value);
+  }
+  argv.insert(argv.end(), compiler.extra_args.begin(), compiler.extra_args.end());
+  return argv;
+}
+
+}  // namespace
+
+std::string ArtifactName(const std::string& stage, const device::EpRow& ep) {
+  return stage + "_" + ep.Alias() + "_ctx.onnx";
+}
+
+const char* OutcomeName(StageCompileOutcome outcome) {
+  switch (outcome) {
+    case StageCompileOutcome::kReused:
+      return "reused";
+    case StageCompileOutcome::kCompiled:
+      return "compiled";
+    case StageCompileOutcome::kAlreadyCompiled:
+      return "already compiled";
+    case StageCompileOutcome::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+std::vector<StageCompileRequest> CompilableStages(const bundle::Json& config, const device::EpCatalog& catalog) {
+  std::vector<StageCompileRequest> requests;
+  bundle::ForEachPipelineStage(config, [&](const std::string& name, const bundle::Json& stage) {
+    const bundle::Json* providers = bundle::ProviderOptionsOf(stage);
+    if (providers == nullptr || providers->empty()) return;
+    const bundle::Json& first = providers->front();
+    if (!first.is_object() || first.size() != 1) return;
+    const device::EpRow* row = catalog.Find(first.begin().key());
+    if (row == nullptr || !row->ep_context) return;
+    StageCompileRequest request;
+    request.stage = name;
+    request.source = stage.contains("filename") && stage.at("filename").is_string()
+                         ? stage.at("filename").get<std::string>()
+                         : name + ".onnx";
+    request.ep = row;
+    for (const auto& [key, value] : first.begin().value().items()) {
+      request.provider_options[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+    requests.push_back(std::move(request));
+  });
+  return requests;
+}
+
+std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir, const fs::path& staging_dir,
+                                                      const std::vector<StageCompileRequest>& requests,
+                                                      const CompilerCommand& compiler, bundle::Json& config,
+                                                      bundle::DerivedBundleContents& contents,
+                                                      std::vector<std::string>& warnings) {
+  std::vector<StageCompileReport> reports;
+  const fs::path previous = bundle_dir / bundle::kDerivedDirName;
+  for (const StageCompileRequest& request : requests) {
+    StageCompileReport report;
+    report.stage = request.stage;
+    report.artifact = ArtifactName(request.stage, *request.ep);
+    const fs::path source = bundle_dir / request.source;
+    std::error_code ec;
+    if (!fs::is_regular_file(source, ec)) {
+      // The loader names the missing file; there is nothing to compile.
+      report.detail = "source " + request.source + " is missing";
+      reports.push_back(report);
+      continue;
+    }
+    if (compile::ContainsEpContextNode(source)) {
+      report.outcome = StageCompileOutcome::kAlreadyCompiled;
+      reports.push_back(report);
+      continue;
+    }
+    const std::vector<std::string> sources = SourceFiles(bundle_dir, request.source);
+    compile::CompileIdentity identity;
+    for (const std::string& name : sources) identity.sources.push_back(compile::IdentifySource(bundle_dir, name));
+    identity.ep = request.ep->name;
+    identity.provider_options = request.provider_options;
+    identity.ort_version = ort::RuntimeVersion();
+    identity.ep_version = EpLibraryVersion(*request.ep);
+
+    const std::string record_name = report.artifact + kRecordSuffix;
+    const std::string stale = StaleReasonFor(previous / report.artifact, identity, bundle_dir, sources);
+    if (stale.empty()) {
+      report.outcome = StageCompileOutcome::kReused;
+      contents.artifacts[report.artifact] = previous / report.artifact;
+      contents.artifacts[record_name] = previous / record_name;
+    } else {
+      report.detail = stale;
+      const fs::path output = staging_dir / report.artifact;
+      const compile::ChildResult child =
+          compile::RunChildWithTimeout(CompilerArgv(compiler, source, output, request), compiler.timeout);
+      report.seconds = child.seconds;
+      if (child.outcome == compile::ChildOutcome::kSucceeded && fs::is_regular_file(output, ec)) {
+        report.outcome = StageCompileOutcome::kCompiled;
+        WriteFileAtomically(staging_dir / record_name, compile::ToJson(identity).dump(2) + "\n", /*overwrite=*/true);
+        contents.artifacts[report.artifact] = output;
+        contents.artifacts[record_name] = staging_dir / record_name;
+      } else {
+        // Nothing of a failed compile may survive: a later run must not trust a partial artifact.
+        fs::remove(output, ec);
+        compile::RemoveAbandonedCompileFolders(staging_dir);
+        report.detail = compile::DescribeOutcome(child, compiler.timeout) +
+                        (child.error_line.empty() ? std::string() : ": " + child.error_line);
+        warnings.push_back("compiling stage '" + request.stage + "' for " + request.ep->Alias() + " " + report.detail +
+                           "; the stage runs uncompiled");
+        reports.push_back(report);
+        continue;
+      }
+    }
+    for (const std::string& name : sources) contents.skipped_sources.insert(name);
+    PatchStageFilename(config, request.stage, report.artifact);
+    reports.push_back(report);
+  }
+  return reports;
+}
+
+}  // namespace modelkit::session

@@ -1,4 +1,6 @@
-// `modelkit perf`: benchmark an ONNX model (the genai runtime comes with the generation runtime).
+// `modelkit perf`: benchmark an ONNX model, or a genai bundle (perf_genai.cpp).
+#include "cmd_perf.h"
+
 #include <iostream>
 
 #include "commands.h"
@@ -17,20 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct PerfCommandOptions {
-  perf::OnnxPerfOptions onnx;
-  std::string model;
-  std::string runtime = "auto";
-  std::vector<std::string> ep_options;
-  std::string output;
-  bool overwrite = false;
-  bool monitor = false;
-  std::string format = "text";
-  double duration = 0;
-  int quiet = 0;
-  int verbose = 0;
-  EpLibraryFlags ep_flags;
-};
+}  // namespace
 
 // "onnx" or "genai" from --runtime and -m (auto: genai iff -m is a directory with genai_config.json).
 std::string ResolveRuntime(const std::string& runtime, const fs::path& model) {
@@ -41,16 +30,14 @@ std::string ResolveRuntime(const std::string& runtime, const fs::path& model) {
   return fs::is_directory(model, ec) && fs::exists(model / "genai_config.json", ec) ? "genai" : "onnx";
 }
 
+namespace {
+
 int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   options.onnx.model = options.model;
   options.onnx.ep_options = ParseEpOptions(options.ep_options);
   options.onnx.batch_size_given = command.count("--batch-size") > 0;
   if (command.count("--duration") > 0) options.onnx.duration_s = options.duration;
-  if (ResolveRuntime(options.runtime, options.model) == "genai") {
-    throw UsageError(
-        "the genai runtime is not available in this build yet; benchmark an .onnx model with "
-        "--runtime onnx");
-  }
+  if (ResolveRuntime(options.runtime, options.model) == "genai") return RunGenaiPerf(options, command);
   if (EqualsIgnoreCase(options.onnx.device, "config")) {
     throw UsageError("--device config is only valid with --runtime genai (it means: respect the bundle's config)");
   }
@@ -110,12 +97,15 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   auto options = std::make_shared<PerfCommandOptions>();
   CLI::App* command = app.add_subcommand("perf", "Benchmark an ONNX model on this machine's devices and EPs");
   perf::OnnxPerfOptions& onnx = options->onnx;
-  command->add_option("-m,--model", options->model, "ONNX model file (.onnx)")->required();
+  command->add_option("-m,--model", options->model, "ONNX model file (.onnx), or a genai bundle directory")
+      ->required();
   command->add_option("--runtime", options->runtime, "auto, onnx or genai (winml/winml-ort/winml-genai/ort-genai)")
       ->transform(
           CLI::IsMember({"auto", "onnx", "genai", "winml", "winml-ort", "winml-genai", "ort-genai"}, CLI::ignore_case))
       ->capture_default_str();
-  command->add_option("-d,--device", onnx.device, "auto, npu, gpu or cpu")->capture_default_str();
+  command->add_option("-d,--device", onnx.device,
+                      "auto, npu, gpu or cpu; genai bundles also take config (respect the bundle; their default)")
+      ->capture_default_str();
   command->add_option("--ep", onnx.ep, "Execution provider (alias or full name); see 'modelkit sys --list-ep'");
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
   command->add_option("--iterations", onnx.iterations, "Timed iterations")
@@ -144,6 +134,18 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->check(CLI::Range(0, 4096));
   command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");
   command->add_flag("-v,--verbose", options->verbose, "Show resolution details and ONNX Runtime warnings");
+  GenaiPerfFlags& genai = options->genai;
+  command->add_option("--prompt", genai.prompt, "Prompt text (genai)")->capture_default_str();
+  command->add_option("--prompt-file", genai.prompt_file, "File holding the prompt text (genai)");
+  CLI::Option* apply = command->add_flag("--apply-template", genai.apply_template,
+                                         "Wrap the prompt in the bundle's chat template (genai; default when it has one)");
+  command->add_flag("--no-apply-template", genai.no_apply_template, "Feed the prompt text as it is (genai)")
+      ->excludes(apply);
+  command->add_option("--max-new-tokens", genai.max_new_tokens, "Tokens to generate per request (genai)")
+      ->check(CLI::Range(static_cast<int64_t>(1), static_cast<int64_t>(1) << 30))
+      ->capture_default_str();
+  command->add_flag("--ignore-eos", genai.ignore_eos, "Generate exactly --max-new-tokens per request (genai)");
+  genai.compile.Bind(*command);
   options->ep_flags.Bind(*command);
   command->callback([options, command, &run] { run = [options, command] { return RunPerf(*options, *command); }; });
 }

@@ -147,12 +147,14 @@ void SimNpuEp::Log(OrtLoggingLevel level, const std::string& message) const {
 }
 
 void SimNpuEp::SimulateCompiler() const {
-  if (options_.crash_compile) {
+  // Injected faults hit the offline compiler only (EPContext generation): a session that compiles its partitions
+  // just in time still works, as the fallback after a failed context-binary compile expects.
+  if (options_.crash_compile && options_.context_enable) {
     std::fprintf(stderr, "%s: the NPU compiler crashed (fault injected by the crash_compile=1 option)\n",
                  name_.c_str());
     std::abort();
   }
-  if (options_.fail_compile) {
+  if (options_.fail_compile && options_.context_enable) {
     throw Ort::Exception(name_ + ": the NPU compiler failed (fault injected by the fail_compile=1 option)",
                          ORT_EP_FAIL);
   }

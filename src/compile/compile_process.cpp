@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@ ChildResult RunChildWithTimeout(const std::vector<std::string>& argv, std::chron
   if (pipe2(err_pipe, O_CLOEXEC) != 0)
     throw RuntimeError(std::string("cannot start a compile process: ") + std::strerror(errno));
   const Clock::time_point start = Clock::now();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(err_pipe[0]);
@@ -38,6 +40,9 @@ ChildResult RunChildWithTimeout(const std::vector<std::string>& argv, std::chron
   }
   if (pid == 0) {
     setpgid(0, 0);  // its own group, so a timeout kills anything it started too
+    // A compiler must not outlive the run that wanted it (a parent killed mid-compile): it dies with it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     const int null_fd = open("/dev/null", O_WRONLY);
     dup2(null_fd, STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);

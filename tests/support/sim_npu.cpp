@@ -6,6 +6,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "modelkit/device/discovery.h"
+#include "modelkit/device/plugin_libraries.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::test {
@@ -53,11 +55,20 @@ void RegisterSimNpu() {
   static std::once_flag once;
   static std::string failure;
   std::call_once(once, [] {
+    // Through modelkit's discovery, which remembers what it registered: code under test that discovers the
+    // machine with the same plugins later (a GenaiSession) then finds them registered instead of failing.
     try {
-      Ort::Env& env = ort::SharedEnv();
-      env.RegisterExecutionProviderLibrary("SimNpu.virtual", SimNpuLibrary().string());
-      env.RegisterExecutionProviderLibrary("SimNpu2.virtual", SimNpuLibrary().string());
-    } catch (const Ort::Exception& error) {
+      std::vector<device::PluginLibrary> plugins;
+      for (const char* name : {"SimNpu.virtual", "SimNpu2.virtual"}) {
+        plugins.push_back(device::ParsePluginSpec(std::string(name) + "=" + SimNpuLibrary().string(), "tests"));
+      }
+      device::OrtDiscovery discovery(plugins);
+      const device::Inventory inventory = discovery.Discover(device::EpCatalog::BuiltIn());
+      for (const char* name : {kSimNpu, kSimNpu2}) {
+        const device::EpStatus* status = inventory.FindEp(name);
+        if (status == nullptr || !status->usable) failure += std::string(name) + " is not usable after registration. ";
+      }
+    } catch (const std::exception& error) {
       failure = error.what();
     }
   });

@@ -1,0 +1,116 @@
+#include "modelkit/perf/genai_benchmark.h"
+
+#include "modelkit/base/error.h"
+#include "modelkit/generate/generator.h"
+#include "modelkit/perf/process_memory.h"
+
+namespace modelkit::perf {
+namespace {
+
+using generate::Clock;
+using generate::NanosSince;
+
+int64_t Sum(const std::vector<int64_t>& values) {
+  int64_t total = 0;
+  for (const int64_t value : values) total += value;
+  return total;
+}
+
+GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t session_load_ns) {
+  const session::SessionLoadTimings& timings = session.load_timings();
+  const generate::LoadTimings& native = session.model().load_timings();
+  GenaiLoadSample load;
+  load.session_load_ns = session_load_ns;
+  load.ep_registration_ns = timings.ep_registration_ns;
+  load.bundle_prepare_ns = timings.bundle_prepare_ns;
+  load.native_load_ns = timings.native_load_ns;
+  load.config_create_ns = native.config_ns;
+  load.model_create_ns = native.sessions_ns;
+  load.tokenizer_create_ns = native.tokenizer_ns;
+  load.stage_session_ns = native.session_ns;
+  return load;
+}
+
+// One request, every span measured around exactly its own work.
+GenaiRequestSample RunRequest(const generate::Model& model, const session::PromptTemplate& chat,
+                              const GenaiPerfOptions& options, std::string* response) {
+  GenaiRequestSample sample;
+  Clock::time_point t = Clock::now();
+  const std::string text = chat.Render(options.prompt);
+  sample.template_ns = NanosSince(t);
+
+  t = Clock::now();
+  const std::vector<int32_t> prompt = model.tokenizer()->Encode(text);
+  sample.tokenization_ns = NanosSince(t);
+  if (prompt.empty()) throw UsageError("the prompt tokenises to no tokens; give a non-empty --prompt");
+
+  generate::GenerateOptions generate_options;
+  generate_options.max_new_tokens = options.max_new_tokens;
+  generate_options.do_sample = false;  // benchmarks are greedy, as upstream's
+  generate_options.ignore_eos = options.ignore_eos;
+  generate::Generator generator(model, generate_options);
+  generator.Prefill(prompt);
+  while (!generator.done()) generator.Step();
+  const generate::GenerationTimings& timings = generator.timings();
+
+  t = Clock::now();
+  const std::vector<int32_t> generated = generator.generated();
+  sample.sequence_fetch_ns = NanosSince(t);
+  t = Clock::now();
+  tokenizer::DecodeOptions decode;
+  decode.skip_special_tokens = true;
+  std::string decoded = model.tokenizer()->Decode(generated, decode);
+  sample.detokenization_ns = NanosSince(t);
+  if (response != nullptr) *response = std::move(decoded);
+
+  sample.prompt_tokens = static_cast<int64_t>(prompt.size());
+  sample.generated_tokens = static_cast<int64_t>(generated.size());
+  sample.generator_create_ns = timings.generator_creation_ns;
+  sample.prefill_ns = timings.prefill_ns;
+  sample.first_token_ns = timings.first_token_ns - timings.prefill_ns;  // choosing the first token
+  sample.decode_ns = timings.decode_step_ns;
+  for (const generate::StageTimings& stage : timings.stages) {
+    GenaiStageTime time;
+    time.name = stage.name;
+    time.prompt_ns = Sum(stage.prompt_run_ns);
+    time.token_ns = Sum(stage.token_run_ns);
+    time.prompt_runs = static_cast<int64_t>(stage.prompt_run_ns.size());
+    time.token_runs = static_cast<int64_t>(stage.token_run_ns.size());
+    sample.stages.push_back(std::move(time));
+  }
+  return sample;
+}
+
+}  // namespace
+
+GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPerfOptions& options,
+                                  const std::function<void(int, int)>& progress) {
+  GenaiPerfResult result;
+  GenaiMemorySample memory;
+  if (options.memory) memory.rss_baseline_mb = CurrentRssMb();
+  const Clock::time_point load_start = Clock::now();
+  session.Load();
+  result.load = LoadSampleOf(session, NanosSince(load_start));
+  if (options.memory) memory.rss_after_load_mb = CurrentRssMb();
+
+  const generate::Model& model = session.model();
+  if (model.tokenizer() == nullptr) throw UsageError("the bundle has no tokenizer; perf needs one to encode --prompt");
+  const session::PromptTemplate chat(model, options.template_mode);
+  result.template_applied = chat.applies();
+  const int total = options.warmup + options.iterations;
+  for (int i = 0; i < total; ++i) {
+    GenaiRequestSample sample = RunRequest(model, chat, options, i == 0 ? &result.first_response : nullptr);
+    sample.warmup = i < options.warmup;
+    sample.index = sample.warmup ? i : i - options.warmup;
+    result.requests.push_back(std::move(sample));
+    if (progress) progress(i + 1, total);
+  }
+  if (options.memory) {
+    memory.rss_after_inference_mb = CurrentRssMb();
+    memory.rss_peak_mb = PeakRssMb();
+    result.memory = memory;
+  }
+  return result;
+}
+
+}  // namespace modelkit::perf

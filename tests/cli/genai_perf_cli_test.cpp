@@ -1,0 +1,216 @@
+// `modelkit perf` and `generate` on genai bundles as users run them: EP/device precedence and the labels reports
+// print (the seed's four resolutions), an override that cannot take effect, WebGPU through --device gpu, the
+// genai-only input contract, and the compile cache under a killed run and concurrent runs.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "modelkit/build/bundle_builder.h"
+#include "support/build_fixtures.h"
+#include "support/cli.h"
+#include "support/lavapipe.h"
+#include "support/temp_dir.h"
+
+namespace modelkit::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+const std::string kCatalog = MODELKIT_SIM_NPU_CATALOG;
+
+class GenaiPerfCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    build::BuildOptions options;
+    options.random = true;
+    options.random_spec = TinySpec(build::Arch::kLlama);
+    options.random_spec.vocab_size = 0;  // follow the tokenizer
+    options.seed = 11;
+    options.context_length = 64;
+    options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
+    options.output_dir = dir_->path() / "pipeline";
+    options.layout = build::Layout::kPipeline;
+    options.ep = "simnpu";
+    build::BuildBundle(options);
+    options.output_dir = dir_->path() / "flat";
+    options.layout = build::Layout::kFlat;
+    options.ep.clear();
+    options.precision = build::Precision::kInt4;
+    build::BuildBundle(options);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static fs::path Pipeline() { return dir_->path() / "pipeline"; }
+  static fs::path Flat() { return dir_->path() / "flat"; }
+
+  // A copy of a bundle for tests that write _compiled/.
+  static fs::path Copy(const fs::path& bundle, const TempDir& tmp) {
+    const fs::path copy = tmp.path() / bundle.filename();
+    fs::copy(bundle, copy, fs::copy_options::recursive);
+    fs::remove_all(copy / "_compiled");
+    return copy;
+  }
+
+  // One short perf run; the report from stdout.
+  static ProcessResult Perf(const fs::path& bundle, const std::vector<std::string>& extra,
+                            const std::map<std::string, std::string>& env = {}) {
+    std::vector<std::string> args = {"perf",        "-m", bundle.string(), "--iterations", "1", "--warmup", "0",
+                                     "--max-new-tokens", "4", "--ignore-eos", "--ep-catalog", kCatalog, "-o",
+                                     (bundle.parent_path() / ("report-" + std::to_string(counter_++) + ".json")).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunModelkit(args, env);
+  }
+
+  static Json PerfJson(const fs::path& bundle, std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"-f", "json", "-q"});
+    const ProcessResult result = Perf(bundle, extra);
+    EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+    return result.exit_code == 0 ? Json::parse(result.stdout_text) : Json::object();
+  }
+
+  static TempDir* dir_;
+  static std::atomic<int> counter_;
+};
+
+TempDir* GenaiPerfCliTest::dir_ = nullptr;
+std::atomic<int> GenaiPerfCliTest::counter_{0};
+
+TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
+  struct Case {
+    std::vector<std::string> flags;
+    std::string device, ep, console;
+  };
+  for (const Case& c : std::vector<Case>{{{}, "config", "config", "Device: config\n"},
+                                         {{"--device", "config"}, "config", "config", "Device: config\n"},
+                                         {{"--ep", "cpu"}, "config", "cpu", "Device: config (cpu)\n"},
+                                         {{"--device", "cpu"}, "cpu", "cpu", "Device: cpu\n"},
+                                         {{"--device", "npu"}, "npu", "simnpu", "Device: npu (simnpu)\n"}}) {
+    const Json report = PerfJson(Pipeline(), c.flags);
+    const std::string what = ::testing::PrintToString(c.flags);
+    EXPECT_EQ(report["schema_version"], 2) << what;
+    EXPECT_EQ(report["benchmark_info"]["device"], c.device) << what;
+    EXPECT_EQ(report["benchmark_info"]["ep"], c.ep) << what;
+    EXPECT_EQ(report["benchmark_info"]["runtime"], "genai") << what;
+    EXPECT_EQ(report["requests"].size(), 1u) << what;
+    const ProcessResult text = Perf(Pipeline(), c.flags);
+    ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+    EXPECT_NE(text.stdout_text.find(c.console), std::string::npos) << what << "\n" << text.stdout_text;
+  }
+  // The CPU override's report says where it really ran.
+  EXPECT_EQ(PerfJson(Pipeline(), {"--ep", "cpu"})["benchmark_info"]["effective_device"], "cpu");
+  EXPECT_EQ(PerfJson(Pipeline(), {})["benchmark_info"]["effective_device"], "npu");
+}
+
+TEST_F(GenaiPerfCliTest, ReportHasStagesAndDefaultsToTenTimedTwoWarmupRequests) {
+  const ProcessResult result = RunModelkit({"perf", "-m", Pipeline().string(), "--max-new-tokens", "3", "-f", "json",
+                                            "-q", "--ep-catalog", kCatalog, "-o",
+                                            (Pipeline().parent_path() / "defaults.json").string(), "--overwrite"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const Json report = Json::parse(result.stdout_text);
+  EXPECT_EQ(report["benchmark_info"]["iterations"], 10);
+  EXPECT_EQ(report["benchmark_info"]["warmup"], 2);
+  EXPECT_EQ(report["requests"].size(), 12u);
+  EXPECT_EQ(report["aggregate"]["timed_request_count"], 10);
+  std::vector<std::string> stages;
+  for (const Json& stage : report["requests"][0]["stages"]) stages.push_back(stage["name"]);
+  EXPECT_EQ(stages, (std::vector<std::string>{"embeddings", "ctx", "iter", "lm_head"}));
+  EXPECT_TRUE(report["memory"].is_object());
+}
+
+TEST_F(GenaiPerfCliTest, OverrideWithoutHardwareStagesReportsConfigAndWarns) {
+  const ProcessResult result = Perf(Flat(), {"--ep", "simnpu", "-f", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(Json::parse(result.stdout_text)["benchmark_info"]["ep"], "config");
+  EXPECT_NE(result.stderr_text.find("did not take effect"), std::string::npos) << result.stderr_text;
+  EXPECT_FALSE(fs::exists(Flat() / "_compiled")) << "an override that changed nothing wrote a derived bundle";
+}
+
+TEST_F(GenaiPerfCliTest, DeviceGpuRoutesHardwareStagesToWebGpu) {
+  const std::map<std::string, std::string> env = LavapipeEnvironment();
+  if (env.empty()) GTEST_SKIP() << "lavapipe is not set up (scripts/fetch_lavapipe.sh)";
+  const ProcessResult result = Perf(Pipeline(), {"--device", "gpu", "-f", "json", "-q"}, env);
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const Json report = Json::parse(result.stdout_text);
+  EXPECT_EQ(report["benchmark_info"]["ep"], "webgpu");
+  EXPECT_EQ(report["benchmark_info"]["effective_device"], "gpu");
+  std::ifstream config(Pipeline() / "_compiled" / "genai_config.json");
+  const Json derived = Json::parse(config);
+  EXPECT_TRUE(derived["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"][0].contains(
+      "webgpu"))
+      << derived.dump(2);
+}
+
+TEST_F(GenaiPerfCliTest, GenaiInputContract) {
+  TempDir tmp;
+  ExpectErrorLine(Perf(Pipeline(), {"--input-data", (tmp.path() / "x.npz").string()}), 2, "--input-data");
+  const fs::path model = tmp.path() / "model.onnx";
+  std::ofstream(model) << "x";
+  ExpectErrorLine(RunModelkit({"perf", "-m", model.string(), "--runtime", "genai"}), 2, "directory");
+  ExpectErrorLine(RunModelkit({"perf", "-m", tmp.path().string(), "--runtime", "genai"}), 2, "genai_config.json");
+  ExpectErrorLine(RunModelkit({"perf", "-m", model.string(), "--device", "config"}), 2, "--device config");
+  ExpectErrorLine(Perf(Pipeline(), {"--ep", "nosuch"}), 2, "nosuch");
+  ExpectErrorLine(Perf(Pipeline(), {"--device", "tpu"}), 2, "tpu");
+  const ProcessResult help = RunModelkit({"perf", "--help"});
+  EXPECT_NE(help.stdout_text.find("config"), std::string::npos);
+}
+
+TEST_F(GenaiPerfCliTest, FlagsThatMeanNothingForGenaiAreNamedOnce) {
+  const ProcessResult result = Perf(Flat(), {"--batch-size", "4", "--ep-options", "a=b", "--ep", "cpu"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const std::string line = "warning: the following options are ignored with --runtime genai: --batch-size, --ep-options\n";
+  EXPECT_NE(result.stderr_text.find(line), std::string::npos) << result.stderr_text;
+}
+
+// A run killed while its compiler runs leaves nothing a later run trusts; the later run compiles and succeeds.
+TEST_F(GenaiPerfCliTest, KilledCompileLeavesNothingTrusted) {
+  TempDir tmp;
+  const fs::path bundle = Copy(Pipeline(), tmp);
+  std::ifstream in(bundle / "genai_config.json");
+  Json config = Json::parse(in);
+  in.close();
+  config["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"] =
+      Json::parse(R"([{"simnpu": {"compile_delay_ms": "4000"}}])");
+  std::ofstream(bundle / "genai_config.json") << config.dump(2);
+  const ProcessResult killed =
+      RunProcess({"/usr/bin/timeout", "-s", "KILL", "1.5", MODELKIT_BINARY, "perf", "-m", bundle.string(), "--compile",
+                  "--iterations", "1", "--warmup", "0", "--ep-catalog", kCatalog, "-o", (tmp.path() / "k.json").string()},
+                 {{"MODELKIT_EP_CATALOG", "none"}});
+  EXPECT_EQ(killed.exit_code, 128 + 9) << killed.stderr_text;
+  EXPECT_FALSE(fs::exists(bundle / "_compiled" / "ctx_simnpu_ctx.onnx"));
+  const Json report = PerfJson(bundle, {"--compile"});
+  EXPECT_EQ(report["benchmark_info"]["compiled_stages"], Json::parse(R"(["ctx", "iter"])")) << report.dump(2);
+  EXPECT_TRUE(fs::exists(bundle / "_compiled" / "ctx_simnpu_ctx.onnx"));
+  for (const fs::directory_entry& entry : fs::directory_iterator(bundle)) {
+    EXPECT_EQ(entry.path().filename().string().find("_compiled."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(GenaiPerfCliTest, ConcurrentCompilingRunsAllSucceedWithOneConsistentDerivedBundle) {
+  TempDir tmp;
+  const fs::path bundle = Copy(Pipeline(), tmp);
+  std::vector<ProcessResult> results(4);
+  std::vector<std::thread> runs;
+  for (size_t i = 0; i < results.size(); ++i) {
+    runs.emplace_back([&, i] { results[i] = Perf(bundle, {"--compile", "-f", "json", "-q"}); });
+  }
+  for (std::thread& run : runs) run.join();
+  for (const ProcessResult& result : results) {
+    ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+    EXPECT_EQ(Json::parse(result.stdout_text)["benchmark_info"]["compiled_stages"].size(), 2u);
+  }
+  std::ifstream config(bundle / "_compiled" / "genai_config.json");
+  const Json derived = Json::parse(config);
+  EXPECT_EQ(derived["model"]["decoder"]["pipeline"][0]["ctx"]["filename"], "ctx_simnpu_ctx.onnx");
+  EXPECT_TRUE(fs::exists(bundle / "_compiled" / ".modelkit_bundle_complete"));
+  for (const fs::directory_entry& entry : fs::directory_iterator(bundle)) {
+    EXPECT_EQ(entry.path().filename().string().find("_compiled."), std::string::npos) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace modelkit::test

@@ -7,7 +7,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "modelkit/base/host_info.h"
 #include "modelkit/base/text_table.h"
 #include "modelkit/perf/stats.h"
 
@@ -15,10 +14,6 @@ namespace modelkit::perf {
 namespace {
 
 using nlohmann::ordered_json;
-
-ordered_json Rounded(std::optional<double> value, int decimals) {
-  return value ? ordered_json(RoundTo(*value, decimals)) : ordered_json(nullptr);
-}
 
 ordered_json DeclaredShape(const TensorSpec& spec) {
   if (!spec.shape_known) return nullptr;
@@ -35,13 +30,6 @@ ordered_json DeclaredShape(const TensorSpec& spec) {
   return dims;
 }
 
-std::string Fixed(const ordered_json& value, int decimals) {
-  if (value.is_null()) return "-";
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(decimals) << value.get<double>();
-  return out.str();
-}
-
 std::string ShapeText(const ordered_json& shape) {
   if (shape.is_null()) return "?";
   std::string out = "[";
@@ -50,26 +38,6 @@ std::string ShapeText(const ordered_json& shape) {
     out += shape[i].is_string() ? shape[i].get<std::string>() : shape[i].is_null() ? "?" : shape[i].dump();
   }
   return out + "]";
-}
-
-ordered_json MemoryBlock(const MemoryCheckpoints& memory) {
-  ordered_json block;
-  block["rss_baseline_mb"] = Rounded(memory.baseline, 2);
-  block["rss_after_compile_mb"] = Rounded(memory.after_load, 2);
-  block["rss_after_inference_mb"] = Rounded(memory.after_inference, 2);
-  std::optional<double> peak;
-  for (const auto& checkpoint : {memory.baseline, memory.after_load, memory.after_inference}) {
-    if (checkpoint) peak = peak ? std::max(*peak, *checkpoint) : *checkpoint;
-  }
-  block["rss_checkpoint_peak_mb"] = Rounded(peak, 2);
-  auto delta = [](std::optional<double> from, std::optional<double> to) -> std::optional<double> {
-    if (!from || !to) return std::nullopt;
-    return *to - *from;
-  };
-  block["rss_model_load_delta_mb"] = Rounded(delta(memory.baseline, memory.after_load), 2);
-  block["rss_inference_delta_mb"] = Rounded(delta(memory.after_load, memory.after_inference), 2);
-  block["rss_total_delta_mb"] = Rounded(delta(memory.baseline, memory.after_inference), 2);
-  return block;
 }
 
 }  // namespace
@@ -110,13 +78,8 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
                             const ReportContext& context) {
   ordered_json report;
   report["schema_version"] = kPerfReportSchemaVersion;
-  report["tool"] = {{"name", "modelkit"}, {"version", context.tool_version}, {"git_commit", context.git_commit}};
-  const uint64_t memory_total = MemoryTotalMb();
-  report["host"] = {{"cpu_model", CpuModelName()},
-                    {"logical_cores", LogicalCores()},
-                    {"memory_total_mb", memory_total ? ordered_json(memory_total) : ordered_json(nullptr)},
-                    {"os", OsDescription()},
-                    {"ort_version", context.ort_version}};
+  report["tool"] = ToolJson(context);
+  report["host"] = HostJson(context);
   ordered_json info;
   info["runtime"] = "onnx";
   info["model_id"] = context.model_id;
@@ -161,15 +124,15 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
 
   const std::optional<SampleStats> stats = ComputeStats(result.samples_ms);
   ordered_json latency;
-  latency["mean"] = Rounded(stats ? std::optional(stats->mean) : std::nullopt, 3);
-  latency["min"] = Rounded(stats ? std::optional(stats->min) : std::nullopt, 3);
-  latency["max"] = Rounded(stats ? std::optional(stats->max) : std::nullopt, 3);
-  latency["p50"] = Rounded(stats ? std::optional(stats->p50) : std::nullopt, 3);
-  latency["p90"] = Rounded(stats ? std::optional(stats->p90) : std::nullopt, 3);
-  latency["p95"] = Rounded(stats ? std::optional(stats->p95) : std::nullopt, 3);
-  latency["p99"] = Rounded(stats ? std::optional(stats->p99) : std::nullopt, 3);
-  latency["std"] = Rounded(stats ? std::optional(stats->std) : std::nullopt, 3);
-  latency["warmup_mean"] = Rounded(Mean(result.warmup_ms), 3);
+  latency["mean"] = RoundedOrNull(stats ? std::optional(stats->mean) : std::nullopt, 3);
+  latency["min"] = RoundedOrNull(stats ? std::optional(stats->min) : std::nullopt, 3);
+  latency["max"] = RoundedOrNull(stats ? std::optional(stats->max) : std::nullopt, 3);
+  latency["p50"] = RoundedOrNull(stats ? std::optional(stats->p50) : std::nullopt, 3);
+  latency["p90"] = RoundedOrNull(stats ? std::optional(stats->p90) : std::nullopt, 3);
+  latency["p95"] = RoundedOrNull(stats ? std::optional(stats->p95) : std::nullopt, 3);
+  latency["p99"] = RoundedOrNull(stats ? std::optional(stats->p99) : std::nullopt, 3);
+  latency["std"] = RoundedOrNull(stats ? std::optional(stats->std) : std::nullopt, 3);
+  latency["warmup_mean"] = RoundedOrNull(Mean(result.warmup_ms), 3);
   report["latency_ms"] = std::move(latency);
 
   const double mean_s = stats ? stats->mean / 1000.0 : 0.0;
@@ -179,7 +142,9 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
   ordered_json raw = ordered_json::array();
   for (double sample : result.samples_ms) raw.push_back(RoundTo(sample, 3));
   report["raw_samples_ms"] = std::move(raw);
-  if (options.memory) report["memory"] = MemoryBlock(result.memory);
+  if (options.memory) {
+    report["memory"] = RssMemoryJson(result.memory.baseline, result.memory.after_load, result.memory.after_inference);
+  }
   report["warnings"] = result.warnings;
   return report;
 }
@@ -198,22 +163,23 @@ std::string OnnxReportText(const ordered_json& report) {
   const ordered_json& latency = report.at("latency_ms");
   out << "\nLatency (ms)\n";
   TextTable table({"Avg", "P50", "P90", "P95", "P99", "Min", "Max", "Std"});
-  table.AddRow({Fixed(latency.at("mean"), 3), Fixed(latency.at("p50"), 3), Fixed(latency.at("p90"), 3),
-                Fixed(latency.at("p95"), 3), Fixed(latency.at("p99"), 3), Fixed(latency.at("min"), 3),
-                Fixed(latency.at("max"), 3), Fixed(latency.at("std"), 3)});
+  table.AddRow({FixedOrDash(latency.at("mean"), 3), FixedOrDash(latency.at("p50"), 3),
+                FixedOrDash(latency.at("p90"), 3), FixedOrDash(latency.at("p95"), 3), FixedOrDash(latency.at("p99"), 3),
+                FixedOrDash(latency.at("min"), 3), FixedOrDash(latency.at("max"), 3),
+                FixedOrDash(latency.at("std"), 3)});
   out << table.Render();
   out << "Iterations: " << info.at("iterations").get<int>() << " timed";
   if (info.at("warmup").get<int>() > 0) {
-    out << "; warmup: " << Fixed(latency.at("warmup_mean"), 3) << " ms avg (first " << info.at("warmup").get<int>()
-        << " iterations, excluded)";
+    out << "; warmup: " << FixedOrDash(latency.at("warmup_mean"), 3) << " ms avg (first "
+        << info.at("warmup").get<int>() << " iterations, excluded)";
   }
-  out << "\nThroughput: " << Fixed(report.at("throughput").at("samples_per_sec"), 2) << " samples/sec (batch "
+  out << "\nThroughput: " << FixedOrDash(report.at("throughput").at("samples_per_sec"), 2) << " samples/sec (batch "
       << info.at("effective_batch_size").get<int64_t>() << ")\n";
   if (report.contains("memory")) {
     const ordered_json& memory = report.at("memory");
-    out << "Memory (RSS): baseline " << Fixed(memory.at("rss_baseline_mb"), 1) << " MB, after load "
-        << Fixed(memory.at("rss_after_compile_mb"), 1) << " MB, after inference "
-        << Fixed(memory.at("rss_after_inference_mb"), 1) << " MB\n";
+    out << "Memory (RSS): baseline " << FixedOrDash(memory.at("rss_baseline_mb"), 1) << " MB, after load "
+        << FixedOrDash(memory.at("rss_after_compile_mb"), 1) << " MB, after inference "
+        << FixedOrDash(memory.at("rss_after_inference_mb"), 1) << " MB\n";
   }
   return out.str();
 }

@@ -8,19 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "modelkit/perf/onnx_benchmark.h"
+#include "modelkit/perf/report_blocks.h"
 
 namespace modelkit::perf {
-
-inline constexpr int kPerfReportSchemaVersion = 2;
-
-// Facts about the run that the benchmark itself does not know.
-struct ReportContext {
-  std::string model_id;  // the -m string as given
-  std::string tool_version;
-  std::string git_commit;
-  std::string timestamp_utc;  // ISO-8601, e.g. "2026-12-03T08:15:00Z"
-  std::string ort_version;
-};
 
 // Latency numbers have 3 decimals, throughput and memory 2. Unmeasured values are null, never -1.
 nlohmann::ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult& result,

@@ -1,0 +1,332 @@
+#include "modelkit/perf/genai_report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "modelkit/base/text_table.h"
+#include "modelkit/perf/stats.h"
+
+namespace modelkit::perf {
+namespace {
+
+using nlohmann::ordered_json;
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// Tokens per second over `ns`; 0 when nothing was timed, as upstream reports it.
+double TokensPerSecond(int64_t tokens, int64_t ns) {
+  return ns > 0 ? static_cast<double>(tokens) / (static_cast<double>(ns) / 1e9) : 0.0;
+}
+
+// The derived numbers of one request, unrounded; sums are taken in nanoseconds so they are exact.
+struct RequestMetrics {
+  int64_t model_ttft_ns = 0;     // prefill + first token
+  int64_t request_ttft_ns = 0;   // template + tokenization + generator create + model TTFT
+  int64_t response_eval_ns = 0;  // first token + all decode steps
+  int64_t model_compute_ns = 0;  // prefill + response eval
+  int64_t request_ns = 0;        // everything from template to detokenized text
+  double prefill_tokens_per_second = 0;
+  double decode_tokens_per_second = 0;  // steady state: decode steps only
+  double response_eval_tokens_per_second = 0;
+  double tpot_ms = 0;  // mean decode step
+};
+
+RequestMetrics Derive(const GenaiRequestSample& request) {
+  const int64_t decode_total = std::accumulate(request.decode_ns.begin(), request.decode_ns.end(), int64_t{0});
+  const int64_t preparation = request.template_ns + request.tokenization_ns + request.generator_create_ns;
+  RequestMetrics metrics;
+  metrics.model_ttft_ns = request.prefill_ns + request.first_token_ns;
+  metrics.request_ttft_ns = preparation + metrics.model_ttft_ns;
+  metrics.response_eval_ns = request.first_token_ns + decode_total;
+  metrics.model_compute_ns = request.prefill_ns + metrics.response_eval_ns;
+  metrics.request_ns = preparation + metrics.model_compute_ns + request.sequence_fetch_ns + request.detokenization_ns;
+  metrics.prefill_tokens_per_second = TokensPerSecond(request.prompt_tokens, request.prefill_ns);
+  metrics.decode_tokens_per_second = TokensPerSecond(static_cast<int64_t>(request.decode_ns.size()), decode_total);
+  metrics.response_eval_tokens_per_second = TokensPerSecond(request.generated_tokens, metrics.response_eval_ns);
+  metrics.tpot_ms = request.decode_ns.empty() ? 0.0 : Ms(decode_total) / static_cast<double>(request.decode_ns.size());
+  return metrics;
+}
+
+// {mean, std, min, max, p50, p90, p95, p99} with 3 decimals; all null when there are no values.
+ordered_json StatsJson(const std::vector<double>& values) {
+  const std::optional<SampleStats> stats = ComputeStats(values);
+  auto field = [&](double SampleStats::*member) {
+    return RoundedOrNull(stats ? std::optional<double>((*stats).*member) : std::nullopt, 3);
+  };
+  return {{"mean", field(&SampleStats::mean)}, {"std", field(&SampleStats::std)}, {"min", field(&SampleStats::min)},
+          {"max", field(&SampleStats::max)},   {"p50", field(&SampleStats::p50)}, {"p90", field(&SampleStats::p90)},
+          {"p95", field(&SampleStats::p95)},   {"p99", field(&SampleStats::p99)}};
+}
+
+ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* first_timed,
+                      const ReportContext& context) {
+  ordered_json block;
+  block["runtime"] = "genai";
+  block["model_id"] = context.model_id;
+  block["running_model_path"] = info.running_model_path;
+  block["bundle_dir"] = info.bundle_dir;
+  block["ep"] = info.ep_label;
+  block["device"] = info.device;
+  block["effective_device"] = info.effective_device ? ordered_json(*info.effective_device) : ordered_json(nullptr);
+  block["compile"] = info.compile;
+  block["compile_timeout"] = info.compile_timeout_s;
+  block["compiled_stages"] = info.compiled_stages;
+  block["monitor"] = info.monitor;
+  block["iterations"] = info.iterations;
+  block["warmup"] = info.warmup;
+  block["max_new_tokens"] = info.max_new_tokens;
+  block["apply_template"] = info.apply_template;
+  block["prompt"] = info.prompt;
+  block["prompt_tokens"] = first_timed ? ordered_json(first_timed->prompt_tokens) : ordered_json(nullptr);
+  block["generated_tokens"] = first_timed ? ordered_json(first_timed->generated_tokens) : ordered_json(nullptr);
+  block["context_length"] = info.context_length ? ordered_json(*info.context_length) : ordered_json(nullptr);
+  block["timestamp"] = context.timestamp_utc;
+  return block;
+}
+
+ordered_json LoadJson(const GenaiLoadSample& load) {
+  ordered_json block;
+  block["session_load_duration_ms"] = RoundTo(Ms(load.session_load_ns), 3);
+  block["ep_registration_duration_ms"] = RoundTo(Ms(load.ep_registration_ns), 3);
+  block["bundle_prepare_duration_ms"] = RoundTo(Ms(load.bundle_prepare_ns), 3);
+  block["native_load_duration_ms"] = RoundTo(Ms(load.native_load_ns), 3);
+  block["config_create_duration_ms"] = RoundTo(Ms(load.config_create_ns), 3);
+  block["model_create_duration_ms"] = RoundTo(Ms(load.model_create_ns), 3);
+  block["tokenizer_create_duration_ms"] = RoundTo(Ms(load.tokenizer_create_ns), 3);
+  // onnxruntime-genai does not expose weight upload; model creation is the closest span that contains it.
+  block["weight_upload_duration_ms"] = nullptr;
+  const bool estimated = load.model_create_ns > 0;
+  block["weight_upload_estimate_duration_ms"] =
+      estimated ? ordered_json(RoundTo(Ms(load.model_create_ns), 3)) : ordered_json(nullptr);
+  block["weight_upload_estimate_source"] = estimated ? "model_create_duration" : "unavailable";
+  ordered_json stages = ordered_json::array();
+  for (const auto& [name, ns] : load.stage_session_ns) {
+    stages.push_back({{"name", name}, {"session_create_duration_ms", RoundTo(Ms(ns), 3)}});
+  }
+  block["stages"] = std::move(stages);
+  return block;
+}
+
+ordered_json RequestJson(const GenaiRequestSample& request) {
+  const RequestMetrics metrics = Derive(request);
+  ordered_json block;
+  block["kind"] = request.warmup ? "warmup" : "timed";
+  block["index"] = request.index;
+  block["prompt_tokens"] = request.prompt_tokens;
+  block["generated_tokens"] = request.generated_tokens;
+  block["template_duration_ms"] = RoundTo(Ms(request.template_ns), 3);
+  block["tokenization_duration_ms"] = RoundTo(Ms(request.tokenization_ns), 3);
+  block["generator_create_duration_ms"] = RoundTo(Ms(request.generator_create_ns), 3);
+  block["prefill_duration_ms"] = RoundTo(Ms(request.prefill_ns), 3);
+  block["first_token_duration_ms"] = RoundTo(Ms(request.first_token_ns), 3);
+  ordered_json decode = ordered_json::array();
+  for (int64_t ns : request.decode_ns) decode.push_back(RoundTo(Ms(ns), 3));
+  block["decode_token_durations_ms"] = std::move(decode);
+  block["sequence_fetch_duration_ms"] = RoundTo(Ms(request.sequence_fetch_ns), 3);
+  block["detokenization_duration_ms"] = RoundTo(Ms(request.detokenization_ns), 3);
+  block["request_ttft_duration_ms"] = RoundTo(Ms(metrics.request_ttft_ns), 3);
+  block["model_ttft_duration_ms"] = RoundTo(Ms(metrics.model_ttft_ns), 3);
+  block["response_eval_duration_ms"] = RoundTo(Ms(metrics.response_eval_ns), 3);
+  block["model_compute_duration_ms"] = RoundTo(Ms(metrics.model_compute_ns), 3);
+  block["request_duration_ms"] = RoundTo(Ms(metrics.request_ns), 3);
+  block["prefill_tokens_per_second"] = RoundTo(metrics.prefill_tokens_per_second, 2);
+  block["steady_state_decode_tokens_per_second"] = RoundTo(metrics.decode_tokens_per_second, 2);
+  block["response_eval_tokens_per_second"] = RoundTo(metrics.response_eval_tokens_per_second, 2);
+  block["steady_state_tpot_ms"] = RoundTo(metrics.tpot_ms, 3);
+  ordered_json stages = ordered_json::array();
+  for (const GenaiStageTime& stage : request.stages) {
+    stages.push_back({{"name", stage.name},
+                      {"prompt_duration_ms", RoundTo(Ms(stage.prompt_ns), 3)},
+                      {"token_duration_ms", RoundTo(Ms(stage.token_ns), 3)},
+                      {"prompt_runs", stage.prompt_runs},
+                      {"token_runs", stage.token_runs}});
+  }
+  block["stages"] = std::move(stages);
+  return block;
+}
+
+// Per stage over the timed requests, stages in order of first appearance: prompt and token time stats, and
+// the mean share of each request's model compute spent inside the stage.
+ordered_json StageAggregateJson(const std::vector<const GenaiRequestSample*>& timed) {
+  std::vector<std::string> names;
+  for (const GenaiRequestSample* request : timed) {
+    for (const GenaiStageTime& stage : request->stages) {
+      if (std::find(names.begin(), names.end(), stage.name) == names.end()) names.push_back(stage.name);
+    }
+  }
+  ordered_json stages = ordered_json::array();
+  for (const std::string& name : names) {
+    std::vector<double> prompt_ms;
+    std::vector<double> token_ms;
+    std::vector<double> shares;
+    for (const GenaiRequestSample* request : timed) {
+      int64_t prompt_ns = 0;
+      int64_t token_ns = 0;
+      for (const GenaiStageTime& stage : request->stages) {
+        if (stage.name != name) continue;
+        prompt_ns += stage.prompt_ns;
+        token_ns += stage.token_ns;
+      }
+      prompt_ms.push_back(Ms(prompt_ns));
+      token_ms.push_back(Ms(token_ns));
+      const int64_t compute_ns = Derive(*request).model_compute_ns;
+      shares.push_back(compute_ns > 0 ? static_cast<double>(prompt_ns + token_ns) / static_cast<double>(compute_ns)
+                                      : 0.0);
+    }
+    stages.push_back({{"name", name},
+                      {"prompt_duration_ms", StatsJson(prompt_ms)},
+                      {"token_duration_ms", StatsJson(token_ms)},
+                      {"share_of_model_compute", RoundedOrNull(Mean(shares), 3)}});
+  }
+  return stages;
+}
+
+ordered_json AggregateJson(const GenaiLoadSample& load, const std::vector<GenaiRequestSample>& requests,
+                           const std::vector<const GenaiRequestSample*>& timed) {
+  const auto first_warmup =
+      std::find_if(requests.begin(), requests.end(), [](const GenaiRequestSample& r) { return r.warmup; });
+  const GenaiRequestSample* cold = first_warmup != requests.end() ? &*first_warmup
+                                   : timed.empty()                ? nullptr
+                                                                  : timed.front();
+  std::optional<double> cold_ttft;
+  std::optional<double> cold_total;
+  if (cold != nullptr) {
+    const RequestMetrics metrics = Derive(*cold);
+    cold_ttft = Ms(load.session_load_ns + metrics.request_ttft_ns);
+    cold_total = Ms(load.session_load_ns + metrics.request_ns);
+  }
+
+  std::vector<RequestMetrics> metrics;
+  for (const GenaiRequestSample* request : timed) metrics.push_back(Derive(*request));
+  auto ms_stats = [&](int64_t RequestMetrics::*member) {
+    std::vector<double> values;
+    for (const RequestMetrics& m : metrics) values.push_back(Ms(m.*member));
+    return StatsJson(values);
+  };
+  auto stats = [&](double RequestMetrics::*member) {
+    std::vector<double> values;
+    for (const RequestMetrics& m : metrics) values.push_back(m.*member);
+    return StatsJson(values);
+  };
+  std::vector<double> prefill_ms;
+  for (const GenaiRequestSample* request : timed) prefill_ms.push_back(Ms(request->prefill_ns));
+
+  ordered_json block;
+  block["warmup_excluded"] = true;
+  block["warmup_request_count"] = requests.size() - timed.size();
+  block["timed_request_count"] = timed.size();
+  block["cold_start_ttft_duration_ms"] = RoundedOrNull(cold_ttft, 3);
+  block["cold_start_total_duration_ms"] = RoundedOrNull(cold_total, 3);
+  block["request_duration_ms"] = ms_stats(&RequestMetrics::request_ns);
+  block["model_compute_duration_ms"] = ms_stats(&RequestMetrics::model_compute_ns);
+  block["model_ttft_duration_ms"] = ms_stats(&RequestMetrics::model_ttft_ns);
+  block["request_ttft_duration_ms"] = ms_stats(&RequestMetrics::request_ttft_ns);
+  block["prefill_duration_ms"] = StatsJson(prefill_ms);
+  block["response_eval_duration_ms"] = ms_stats(&RequestMetrics::response_eval_ns);
+  block["steady_state_tpot_ms"] = stats(&RequestMetrics::tpot_ms);
+  block["prefill_tokens_per_second"] = stats(&RequestMetrics::prefill_tokens_per_second);
+  block["steady_state_decode_tokens_per_second"] = stats(&RequestMetrics::decode_tokens_per_second);
+  block["response_eval_tokens_per_second"] = stats(&RequestMetrics::response_eval_tokens_per_second);
+  block["stages"] = StageAggregateJson(timed);
+  return block;
+}
+
+std::string CountText(const ordered_json& value) { return value.is_null() ? "-" : value.dump(); }
+
+std::string MeanText(const ordered_json& stats_block) { return FixedOrDash(stats_block.at("mean"), 2); }
+
+}  // namespace
+
+ordered_json GenaiReportJson(const GenaiBenchmarkInfo& info, const GenaiLoadSample& load,
+                             const std::vector<GenaiRequestSample>& requests,
+                             const std::optional<GenaiMemorySample>& memory, const ReportContext& context) {
+  std::vector<const GenaiRequestSample*> timed;
+  for (const GenaiRequestSample& request : requests) {
+    if (!request.warmup) timed.push_back(&request);
+  }
+  ordered_json report;
+  report["schema_version"] = kPerfReportSchemaVersion;
+  report["tool"] = ToolJson(context);
+  report["host"] = HostJson(context);
+  report["benchmark_info"] = InfoJson(info, timed.empty() ? nullptr : timed.front(), context);
+  report["load"] = LoadJson(load);
+  ordered_json request_blocks = ordered_json::array();
+  for (const GenaiRequestSample& request : requests) request_blocks.push_back(RequestJson(request));
+  report["requests"] = std::move(request_blocks);
+  report["aggregate"] = AggregateJson(load, requests, timed);
+  if (memory) {
+    ordered_json block =
+        RssMemoryJson(memory->rss_baseline_mb, memory->rss_after_load_mb, memory->rss_after_inference_mb);
+    block["rss_peak_mb"] = RoundedOrNull(memory->rss_peak_mb, 2);
+    report["memory"] = std::move(block);
+  }
+  return report;
+}
+
+std::string GenaiReportText(const ordered_json& report) {
+  const ordered_json& info = report.at("benchmark_info");
+  const ordered_json& load = report.at("load");
+  const ordered_json& aggregate = report.at("aggregate");
+  std::ostringstream out;
+  out << "Runtime: " << info.at("runtime").get<std::string>() << "\n";
+  const auto device = info.at("device").get<std::string>();
+  const auto label = info.at("ep").get<std::string>();
+  out << "Device: " << (device == label ? device : device + " (" + label + ")") << "\n";
+  out << "Bundle: " << info.at("bundle_dir").get<std::string>() << "\n";
+  out << "Prompt: " << CountText(info.at("prompt_tokens"))
+      << " tokens   Generated: " << CountText(info.at("generated_tokens"))
+      << " tokens (max_new_tokens=" << info.at("max_new_tokens").dump() << ")\n";
+
+  out << "\nStartup\n";
+  out << "  Session load: " << FixedOrDash(load.at("session_load_duration_ms"), 2) << " ms\n";
+  out << "  Native load: " << FixedOrDash(load.at("native_load_duration_ms"), 2) << " ms\n";
+  out << "  Cold TTFT: " << FixedOrDash(aggregate.at("cold_start_ttft_duration_ms"), 2) << " ms\n";
+  out << "  Cold total: " << FixedOrDash(aggregate.at("cold_start_total_duration_ms"), 2) << " ms\n";
+  if (!load.at("weight_upload_estimate_duration_ms").is_null()) {
+    out << "  Weight upload estimate: " << FixedOrDash(load.at("weight_upload_estimate_duration_ms"), 2) << " ms ("
+        << load.at("weight_upload_estimate_source").get<std::string>() << ")\n";
+  }
+
+  const ordered_json& ttft = aggregate.at("model_ttft_duration_ms");
+  out << "\nTime to first token (ms)\n";
+  TextTable table({"Avg", "P50", "P90", "P95", "P99", "Min", "Max"});
+  table.AddRow({FixedOrDash(ttft.at("mean"), 2), FixedOrDash(ttft.at("p50"), 2), FixedOrDash(ttft.at("p90"), 2),
+                FixedOrDash(ttft.at("p95"), 2), FixedOrDash(ttft.at("p99"), 2), FixedOrDash(ttft.at("min"), 2),
+                FixedOrDash(ttft.at("max"), 2)});
+  out << table.Render();
+
+  out << "\nPrefill: " << MeanText(aggregate.at("prefill_duration_ms")) << " ms avg | "
+      << MeanText(aggregate.at("prefill_tokens_per_second")) << " tokens/sec\n";
+  out << "Decode: " << MeanText(aggregate.at("steady_state_decode_tokens_per_second")) << " tokens/sec | "
+      << MeanText(aggregate.at("steady_state_tpot_ms")) << " ms/token (TPOT)\n";
+  // Upstream prints the mean request duration under both names; kept so the two tools' consoles compare.
+  out << "Warm start: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg per generation\n";
+  out << "Latency: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg\n";
+
+  const ordered_json& stages = aggregate.at("stages");
+  if (!stages.empty()) {
+    out << "\nStages (ms avg per generation)\n";
+    TextTable stage_table({"Stage", "Prompt", "Token", "Share of compute"});
+    for (const ordered_json& stage : stages) {
+      const ordered_json& share = stage.at("share_of_model_compute");
+      stage_table.AddRow({stage.at("name").get<std::string>(), MeanText(stage.at("prompt_duration_ms")),
+                          MeanText(stage.at("token_duration_ms")),
+                          share.is_null() ? "-" : FixedOrDash(share.get<double>() * 100.0, 1) + "%"});
+    }
+    out << stage_table.Render();
+  }
+
+  if (report.contains("memory")) {
+    const ordered_json& memory = report.at("memory");
+    out << "\nMemory (RSS): baseline " << FixedOrDash(memory.at("rss_baseline_mb"), 1) << " MB, after load "
+        << FixedOrDash(memory.at("rss_after_compile_mb"), 1) << " MB, after inference "
+        << FixedOrDash(memory.at("rss_after_inference_mb"), 1) << " MB, peak "
+        << FixedOrDash(memory.at("rss_peak_mb"), 1) << " MB\n";
+  }
+  const auto warmup = aggregate.at("warmup_request_count").get<int64_t>();
+  if (warmup > 0) out << "Excluded first " << warmup << " warmup generation(s) from statistics\n";
+  return out.str();
+}
+
+}  // namespace modelkit::perf

@@ -80,7 +80,12 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   const std::string device = command.count("--device") > 0 ? ToLower(options.onnx.device) : "config";
 
   const std::string timestamp = perf::UtcTimestamp();
-  const fs::path output = options.output.empty() ? perf::DefaultReportPath(bundle, timestamp) : fs::path(options.output);
+  // Reports of a bundle are filed under the bundle directory's name ("genai" when it has none, e.g. "/").
+  std::string slug = fs::absolute(bundle).lexically_normal().filename().string();
+  if (slug.empty()) slug = fs::absolute(bundle).lexically_normal().parent_path().filename().string();
+  if (slug.empty()) slug = "genai";
+  const fs::path output = options.output.empty() ? perf::DefaultReportPath(slug + ".bundle", timestamp)
+                                                 : fs::path(options.output);
   std::error_code ec;
   if (!options.overwrite && fs::exists(output, ec)) {
     throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");

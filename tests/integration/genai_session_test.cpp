@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "modelkit/base/error.h"
 #include "modelkit/bundle/derived_bundle.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/session/genai_session.h"

@@ -40,8 +40,8 @@ double Median(std::vector<double> values) {
 }
 
 void Build(const fs::path& out, const std::string& dims, const std::string& extra) {
-  const std::string command = std::string(MODELKIT_BINARY) + " build --random --arch qwen3 " + dims +
-                              " --tokenizer " + MODELKIT_QWEN3_TOKENIZER_DIR + " " + extra + " -o " + out.string() +
+  const std::string command = std::string(MODELKIT_BINARY) + " build --random --arch qwen3 " + dims + " --tokenizer " +
+                              MODELKIT_QWEN3_TOKENIZER_DIR + " " + extra + " -o " + out.string() +
                               " --overwrite > /dev/null";
   if (std::system(command.c_str()) != 0) {
     std::fprintf(stderr, "building %s failed: %s\n", out.c_str(), command.c_str());
@@ -122,8 +122,7 @@ int main(int argc, char** argv) {
   // 3. Harness time per generated token outside model compute.
   if (!skip_big) {
     const fs::path big = dir / "qwen3-0.6b-int4";
-    Build(big,
-          "--hidden-size 1024 --layers 28 --heads 16 --kv-heads 8 --head-dim 128 --intermediate-size 3072",
+    Build(big, "--hidden-size 1024 --layers 28 --heads 16 --kv-heads 8 --head-dim 128 --intermediate-size 3072",
           "--precision int4 --context-length 1024");
     PluginMachineAccess machine(modelkit::device::LoadPluginCatalogFile(kCatalog));
     GenaiSession session(Options(big, "", false), machine);

@@ -97,14 +97,14 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   auto options = std::make_shared<PerfCommandOptions>();
   CLI::App* command = app.add_subcommand("perf", "Benchmark an ONNX model on this machine's devices and EPs");
   perf::OnnxPerfOptions& onnx = options->onnx;
-  command->add_option("-m,--model", options->model, "ONNX model file (.onnx), or a genai bundle directory")
-      ->required();
+  command->add_option("-m,--model", options->model, "ONNX model file (.onnx), or a genai bundle directory")->required();
   command->add_option("--runtime", options->runtime, "auto, onnx or genai (winml/winml-ort/winml-genai/ort-genai)")
       ->transform(
           CLI::IsMember({"auto", "onnx", "genai", "winml", "winml-ort", "winml-genai", "ort-genai"}, CLI::ignore_case))
       ->capture_default_str();
-  command->add_option("-d,--device", onnx.device,
-                      "auto, npu, gpu or cpu; genai bundles also take config (respect the bundle; their default)")
+  command
+      ->add_option("-d,--device", onnx.device,
+                   "auto, npu, gpu or cpu; genai bundles also take config (respect the bundle; their default)")
       ->capture_default_str();
   command->add_option("--ep", onnx.ep, "Execution provider (alias or full name); see 'modelkit sys --list-ep'");
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
@@ -137,8 +137,9 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   GenaiPerfFlags& genai = options->genai;
   command->add_option("--prompt", genai.prompt, "Prompt text (genai)")->capture_default_str();
   command->add_option("--prompt-file", genai.prompt_file, "File holding the prompt text (genai)");
-  CLI::Option* apply = command->add_flag("--apply-template", genai.apply_template,
-                                         "Wrap the prompt in the bundle's chat template (genai; default when it has one)");
+  CLI::Option* apply =
+      command->add_flag("--apply-template", genai.apply_template,
+                        "Wrap the prompt in the bundle's chat template (genai; default when it has one)");
   command->add_flag("--no-apply-template", genai.no_apply_template, "Feed the prompt text as it is (genai)")
       ->excludes(apply);
   command->add_option("--max-new-tokens", genai.max_new_tokens, "Tokens to generate per request (genai)")

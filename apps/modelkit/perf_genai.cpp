@@ -84,8 +84,8 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   std::string slug = fs::absolute(bundle).lexically_normal().filename().string();
   if (slug.empty()) slug = fs::absolute(bundle).lexically_normal().parent_path().filename().string();
   if (slug.empty()) slug = "genai";
-  const fs::path output = options.output.empty() ? perf::DefaultReportPath(slug + ".bundle", timestamp)
-                                                 : fs::path(options.output);
+  const fs::path output =
+      options.output.empty() ? perf::DefaultReportPath(slug + ".bundle", timestamp) : fs::path(options.output);
   std::error_code ec;
   if (!options.overwrite && fs::exists(output, ec)) {
     throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");

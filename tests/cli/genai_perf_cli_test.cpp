@@ -59,9 +59,21 @@ class GenaiPerfCliTest : public ::testing::Test {
   // One short perf run; the report from stdout.
   static ProcessResult Perf(const fs::path& bundle, const std::vector<std::string>& extra,
                             const std::map<std::string, std::string>& env = {}) {
-    std::vector<std::string> args = {"perf",        "-m", bundle.string(), "--iterations", "1", "--warmup", "0",
-                                     "--max-new-tokens", "4", "--ignore-eos", "--ep-catalog", kCatalog, "-o",
-                                     (bundle.parent_path() / ("report-" + std::to_string(counter_++) + ".json")).string()};
+    std::vector<std::string> args = {
+        "perf",
+        "-m",
+        bundle.string(),
+        "--iterations",
+        "1",
+        "--warmup",
+        "0",
+        "--max-new-tokens",
+        "4",
+        "--ignore-eos",
+        "--ep-catalog",
+        kCatalog,
+        "-o",
+        (bundle.parent_path() / ("report-" + std::to_string(counter_++) + ".json")).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunModelkit(args, env);
   }
@@ -107,9 +119,9 @@ TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
 }
 
 TEST_F(GenaiPerfCliTest, ReportHasStagesAndDefaultsToTenTimedTwoWarmupRequests) {
-  const ProcessResult result = RunModelkit({"perf", "-m", Pipeline().string(), "--max-new-tokens", "3", "-f", "json",
-                                            "-q", "--ep-catalog", kCatalog, "-o",
-                                            (Pipeline().parent_path() / "defaults.json").string(), "--overwrite"});
+  const ProcessResult result =
+      RunModelkit({"perf", "-m", Pipeline().string(), "--max-new-tokens", "3", "-f", "json", "-q", "--ep-catalog",
+                   kCatalog, "-o", (Pipeline().parent_path() / "defaults.json").string(), "--overwrite"});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   const Json report = Json::parse(result.stdout_text);
   EXPECT_EQ(report["benchmark_info"]["iterations"], 10);
@@ -140,8 +152,8 @@ TEST_F(GenaiPerfCliTest, DeviceGpuRoutesHardwareStagesToWebGpu) {
   EXPECT_EQ(report["benchmark_info"]["effective_device"], "gpu");
   std::ifstream config(Pipeline() / "_compiled" / "genai_config.json");
   const Json derived = Json::parse(config);
-  EXPECT_TRUE(derived["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"][0].contains(
-      "webgpu"))
+  EXPECT_TRUE(
+      derived["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"][0].contains("webgpu"))
       << derived.dump(2);
 }
 
@@ -162,7 +174,8 @@ TEST_F(GenaiPerfCliTest, GenaiInputContract) {
 TEST_F(GenaiPerfCliTest, FlagsThatMeanNothingForGenaiAreNamedOnce) {
   const ProcessResult result = Perf(Flat(), {"--batch-size", "4", "--ep-options", "a=b", "--ep", "cpu"});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  const std::string line = "warning: the following options are ignored with --runtime genai: --batch-size, --ep-options\n";
+  const std::string line =
+      "warning: the following options are ignored with --runtime genai: --batch-size, --ep-options\n";
   EXPECT_NE(result.stderr_text.find(line), std::string::npos) << result.stderr_text;
 }
 
@@ -176,10 +189,10 @@ TEST_F(GenaiPerfCliTest, KilledCompileLeavesNothingTrusted) {
   config["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"] =
       Json::parse(R"([{"simnpu": {"compile_delay_ms": "4000"}}])");
   std::ofstream(bundle / "genai_config.json") << config.dump(2);
-  const ProcessResult killed =
-      RunProcess({"/usr/bin/timeout", "-s", "KILL", "1.5", MODELKIT_BINARY, "perf", "-m", bundle.string(), "--compile",
-                  "--iterations", "1", "--warmup", "0", "--ep-catalog", kCatalog, "-o", (tmp.path() / "k.json").string()},
-                 {{"MODELKIT_EP_CATALOG", "none"}});
+  const ProcessResult killed = RunProcess(
+      {"/usr/bin/timeout", "-s", "KILL", "1.5", MODELKIT_BINARY, "perf", "-m", bundle.string(), "--compile",
+       "--iterations", "1", "--warmup", "0", "--ep-catalog", kCatalog, "-o", (tmp.path() / "k.json").string()},
+      {{"MODELKIT_EP_CATALOG", "none"}});
   EXPECT_EQ(killed.exit_code, 128 + 9) << killed.stderr_text;
   EXPECT_FALSE(fs::exists(bundle / "_compiled" / "ctx_simnpu_ctx.onnx"));
   const Json report = PerfJson(bundle, {"--compile"});

@@ -126,8 +126,9 @@ TEST_F(GenaiSessionTest, EpCpuRunsEverythingOnCpuWithTheSameTokens) {
   EXPECT_EQ(Generate(session), reference_tokens_);
   // The original bundle still routes ctx/iter to the NPU: the override wrote _compiled/ only.
   std::ifstream in(bundle_ / "genai_config.json");
-  EXPECT_TRUE(Json::parse(in)["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"][0]
-                  .contains("simnpu"));
+  EXPECT_TRUE(
+      Json::parse(in)["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"][0].contains(
+          "simnpu"));
 }
 
 TEST_F(GenaiSessionTest, DeviceNpuResolvesToTheSimulatedNpu) {
@@ -180,15 +181,16 @@ TEST_F(GenaiSessionTest, CompileCacheCompilesReusesAndRecompilesOnChange) {
     return session;
   };
   const auto compiled = load();
-  EXPECT_EQ(Outcomes(*compiled), (std::map<std::string, StageCompileOutcome>{{"ctx", StageCompileOutcome::kCompiled},
-                                                                              {"iter", StageCompileOutcome::kCompiled}}));
+  EXPECT_EQ(Outcomes(*compiled),
+            (std::map<std::string, StageCompileOutcome>{{"ctx", StageCompileOutcome::kCompiled},
+                                                        {"iter", StageCompileOutcome::kCompiled}}));
   EXPECT_EQ(Generate(*compiled), reference_tokens_);
   const auto placement = Placement(*compiled);
   EXPECT_TRUE(placement.at("ctx").count(kSimNpu));
 
   const auto reused = load();
   EXPECT_EQ(Outcomes(*reused), (std::map<std::string, StageCompileOutcome>{{"ctx", StageCompileOutcome::kReused},
-                                                                            {"iter", StageCompileOutcome::kReused}}));
+                                                                           {"iter", StageCompileOutcome::kReused}}));
   EXPECT_GT(compiled->load_timings().total_ns, 3 * reused->load_timings().total_ns)
       << "a warm cache should load far faster than compiling (compile_delay_ms 1500 per stage)";
   EXPECT_EQ(Generate(*reused), reference_tokens_);
@@ -229,7 +231,8 @@ TEST_F(GenaiSessionTest, ChangedOptionsRecompile) {
 }
 
 TEST_F(GenaiSessionTest, FailingCrashingAndHangingCompilersFallBackToUncompiledStages) {
-  for (const Json& options : {Json{{"fail_compile", "1"}}, Json{{"crash_compile", "1"}}, Json{{"compile_delay_ms", "5000"}}}) {
+  for (const Json& options :
+       {Json{{"fail_compile", "1"}}, Json{{"crash_compile", "1"}}, Json{{"compile_delay_ms", "5000"}}}) {
     fs::remove_all(bundle_ / bundle::kDerivedDirName);
     Instrument(bundle_, options);
     session::PluginMachineAccess machine(SimNpuPlugins());

@@ -98,7 +98,8 @@ void SimNpuEp::ClaimNodes(Ort::ConstGraph graph, OrtEpGraphSupportInfo* support)
   EpCounters& counters = CountersFor(name_);
   OrtNodeFusionOptions fusion{};
   fusion.ort_version_supported = ORT_API_VERSION;
-  // ORT keeps the constant initializers alive and passes them in: the inner models reference them in place.
+  // ORT keeps the constant initializers alive and passes them in: the inner models reference those held in memory in
+  // place (see BuildPartitionModel).
   fusion.drop_constant_initializers = false;
 
   std::vector<PartitionNode> views(nodes.size());

@@ -83,12 +83,25 @@ std::vector<std::string> Names(const std::vector<Ort::ConstValueInfo>& values) {
   return names;
 }
 
+// Whether the data ORT shows for `initializer` stays where it is for the life of the session. An initializer held in
+// memory belongs to the model's graph, which keeps it as long as a node consumes it (the fused node does: fusion
+// keeps constant initializers as its inputs). One stored in an external data file is mapped only for the OrtGraph
+// handed to GetCapability / Compile and unmapped when that graph is released (onnxruntime_c_api.h,
+// ValueInfo_GetInitializerValue: "Do not cache the OrtValue"); the session maps the file again, at addresses that
+// need not match, so a reference kept past Compile reads another initializer's data or unmapped memory.
+bool StaysInPlace(Ort::ConstValueInfo initializer) {
+  Ort::ExternalInitializerInfo external{nullptr};
+  Ort::ThrowOnError(initializer.GetExternalInitializerInfo(external));
+  return external == nullptr;
+}
+
 void AddInitializer(Ort::Graph& graph, Ort::ConstValueInfo initializer, WeightMode weights) {
   Ort::ConstValue value{nullptr};
   Ort::ThrowOnError(initializer.GetInitializer(value));
   const auto info = value.GetTensorTypeAndShapeInfo();
   const bool plain = info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING;
-  if (weights == WeightMode::kReferenceInPlace && plain && value.GetTensorSizeInBytes() >= kMinInPlaceBytes) {
+  if (weights == WeightMode::kReferenceInPlace && plain && value.GetTensorSizeInBytes() >= kMinInPlaceBytes &&
+      StaysInPlace(initializer)) {
     const std::vector<int64_t> shape = info.GetShape();
     const auto memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
     Ort::Value view =

@@ -15,8 +15,10 @@ struct PartitionModel {
   std::vector<std::string> output_names;  // the fused node's outputs, in order
 };
 
-// How the partition's constant initializers enter the model: referenced in place (the outer session keeps them
-// alive; keeps MatMulNBits prepacking cheap) or copied (for a model that is serialised and outlives the session).
+// How the partition's constant initializers enter the model. kReferenceInPlace: those ORT holds in memory are
+// referenced where they are (the outer session keeps them alive; no second copy before MatMulNBits prepacks them);
+// those stored in an external data file are copied, because ORT maps them only while the plugin compiles. kCopy:
+// every one is copied (for a model that is serialised and outlives the session).
 enum class WeightMode { kReferenceInPlace, kCopy };
 
 // Builds the model for `partition`, whose boundary is `fused_node`. Dimension names are dropped from the boundary

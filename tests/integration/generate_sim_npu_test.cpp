@@ -1,6 +1,12 @@
-// The pipeline bundle with its ctx/iter stages on the simulated NPU plugin EP (as the builder writes them with
-// --ep simnpu) generates the same tokens as on CPU, and the NPU really runs partitions.
+// Bundles on the simulated NPU plugin EP generate the same tokens as on CPU, GroupQueryAttention included: the
+// pipeline with its ctx/iter stages on the NPU (as the builder writes them with --ep simnpu) and the flat decoder,
+// with the shared-buffer and the growing KV cache; the NPU really runs partitions.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "modelkit/base/error.h"
 #include "modelkit/device/ep_catalog.h"
@@ -27,6 +33,64 @@ device::EpCatalog CatalogWithSimNpu() {
   return catalog;
 }
 
+// Loads `bundle` through the catalog with the simulated NPU row; the NPU's claimed-node count is left in
+// `claimed_nodes`.
+std::unique_ptr<generate::Model> LoadOnSimNpu(const std::filesystem::path& bundle, const device::EpCatalog& catalog,
+                                              int64_t& claimed_nodes) {
+  generate::LoadOptions load;
+  load.catalog = &catalog;
+  load.load_tokenizer = false;
+  ResetSimNpuCounters();
+  auto model = generate::Model::Load(bundle, load);
+  claimed_nodes = ReadSimNpuCounters().claimed_nodes;
+  return model;
+}
+
+// Sets the simulated NPU with `options` as the provider of the sessions that `stages` name (".": the flat decoder).
+void SetSimNpuProvider(const std::filesystem::path& bundle, const std::vector<std::string>& stages,
+                       const nlohmann::ordered_json& options) {
+  EditGenaiConfig(bundle, [&](auto& config) {
+    for (const std::string& stage : stages) {
+      auto& decoder = config["model"]["decoder"];
+      auto& session = stage == "." ? decoder["session_options"] : decoder["pipeline"][0][stage]["session_options"];
+      session["provider_options"] = nlohmann::ordered_json::array({{{"simnpu", options}}});
+    }
+  });
+}
+
+// Greedy tokens of the bundle at `npu` (its NPU stages given by `stages`) equal those of the same bundle at `cpu` on
+// the CPU EP and the reference's, for two prompts and 32 new tokens, with GroupQueryAttention inside the NPU's
+// partitions. With the shared-buffer KV cache (search.past_present_share_buffer, the builder's default) one
+// max-length buffer is bound as both past and present and must hold every step's new rows after the partition ran.
+// The partitions read weights from the bundle's external data file at every run (GQA's cos/sin caches, the
+// embedding table): they must be the file's data, not what ORT lent the plugin while compiling.
+void ExpectSimNpuTokensEqualCpu(const std::filesystem::path& cpu, const std::filesystem::path& npu,
+                                const std::vector<std::string>& stages, const ReferenceDecoder& reference) {
+  const device::EpCatalog catalog = CatalogWithSimNpu();
+  int64_t claimed_without_gqa = 0;
+  SetSimNpuProvider(npu, stages, {{"op_deny", "GroupQueryAttention"}});
+  LoadOnSimNpu(npu, catalog, claimed_without_gqa);
+  SetSimNpuProvider(npu, stages, nlohmann::ordered_json::object());
+  int64_t claimed = 0;
+  const auto npu_model = LoadOnSimNpu(npu, catalog, claimed);
+  EXPECT_GT(claimed, claimed_without_gqa) << "the simulated NPU did not take GroupQueryAttention";
+
+  generate::LoadOptions load;
+  load.load_tokenizer = false;
+  const auto cpu_model = generate::Model::Load(cpu, load);
+  generate::GenerateOptions greedy;
+  greedy.max_new_tokens = 32;
+  greedy.ignore_eos = true;
+  for (const std::vector<int32_t>& prompt : {std::vector<int32_t>{1, 17, 42, 99, 5}, std::vector<int32_t>{200, 3}}) {
+    const auto on_cpu = generate::Generate(*cpu_model, prompt, greedy);
+    const int64_t runs_before = ReadSimNpuCounters().runs;
+    const auto on_npu = generate::Generate(*npu_model, prompt, greedy);
+    EXPECT_GT(ReadSimNpuCounters().runs, runs_before);
+    EXPECT_EQ(on_npu.generated_ids, on_cpu.generated_ids) << "prompt of " << prompt.size();
+    EXPECT_EQ(on_cpu.generated_ids, ReferenceGreedy(reference, prompt, 32)) << "prompt of " << prompt.size();
+  }
+}
+
 TEST(GenerateSimNpuTest, PipelineOnSimNpuEqualsCpu) {
   RegisterSimNpu();
   TempDir tmp;
@@ -36,40 +100,37 @@ TEST(GenerateSimNpuTest, PipelineOnSimNpuEqualsCpu) {
   npu.output_dir = tmp.path() / "npu";
   npu.ep = "simnpu";
   build::BuildBundle(npu);
-  // GroupQueryAttention stays on the CPU EP: its shared-buffer mode needs past and present to be one buffer, and
-  // the simulated NPU's partitions copy their outputs, so inside a partition GQA sees two buffers and misreads the
-  // KV (prefill logits differ from the first token on). A real NPU runs its own attention; see docs/generate.md.
-  EditGenaiConfig(npu.output_dir, [](auto& config) {
-    for (const char* stage : {"ctx", "iter"}) {
-      config["model"]["decoder"]["pipeline"][0][stage]["session_options"]["provider_options"] =
-          nlohmann::ordered_json::parse(R"([{"simnpu": {"op_deny": "GroupQueryAttention"}}])");
-    }
-  });
-
-  const device::EpCatalog catalog = CatalogWithSimNpu();
-  generate::LoadOptions load;
-  load.catalog = &catalog;
-  load.load_tokenizer = false;
-  const auto cpu_model = generate::Model::Load(cpu.output_dir, load);
-  ResetSimNpuCounters();
-  const auto npu_model = generate::Model::Load(npu.output_dir, load);
-  EXPECT_GT(ReadSimNpuCounters().claimed_nodes, 0) << "the simulated NPU took no nodes of ctx/iter";
-
-  generate::GenerateOptions greedy;
-  greedy.max_new_tokens = 32;
-  greedy.ignore_eos = true;
-  for (const std::vector<int32_t>& prompt : {std::vector<int32_t>{1, 17, 42, 99, 5}, std::vector<int32_t>{200, 3}}) {
-    const auto on_cpu = generate::Generate(*cpu_model, prompt, greedy);
-    const int64_t runs_before = ReadSimNpuCounters().runs;
-    const auto on_npu = generate::Generate(*npu_model, prompt, greedy);
-    EXPECT_GT(ReadSimNpuCounters().runs, runs_before);
-    EXPECT_EQ(on_npu.generated_ids, on_cpu.generated_ids);
-    EXPECT_EQ(on_cpu.generated_ids, ReferenceGreedy(reference, prompt, 32));
-  }
+  ExpectSimNpuTokensEqualCpu(cpu.output_dir, npu.output_dir, {"ctx", "iter"}, reference);
 }
 
-// With everything on the simulated NPU (GroupQueryAttention included) the stages still load through the catalog's
-// plugin row, partitions run and generation repeats; the tokens differ from CPU (see PipelineOnSimNpuEqualsCpu).
+TEST(GenerateSimNpuTest, FlatSharedBufferOnSimNpuEqualsCpu) {
+  RegisterSimNpu();
+  TempDir tmp;
+  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", build::Layout::kFlat);
+  const ReferenceDecoder reference = BuildWithReference(cpu);
+  build::BuildOptions npu = cpu;
+  npu.output_dir = tmp.path() / "npu";
+  build::BuildBundle(npu);
+  ExpectSimNpuTokensEqualCpu(cpu.output_dir, npu.output_dir, {"."}, reference);
+}
+
+// The growing KV cache (present is a new, longer buffer each step) on the NPU as well.
+TEST(GenerateSimNpuTest, FlatGrowingKvOnSimNpuEqualsCpu) {
+  RegisterSimNpu();
+  TempDir tmp;
+  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", build::Layout::kFlat);
+  const ReferenceDecoder reference = BuildWithReference(cpu);
+  build::BuildOptions npu = cpu;
+  npu.output_dir = tmp.path() / "npu";
+  build::BuildBundle(npu);
+  for (const auto& bundle : {cpu.output_dir, npu.output_dir}) {
+    EditGenaiConfig(bundle, [](auto& config) { config["search"]["past_present_share_buffer"] = false; });
+  }
+  ExpectSimNpuTokensEqualCpu(cpu.output_dir, npu.output_dir, {"."}, reference);
+}
+
+// With everything on the simulated NPU the stages load through the catalog's plugin row, partitions run and
+// generation repeats.
 TEST(GenerateSimNpuTest, PipelineRunsOnSimNpu) {
   RegisterSimNpu();
   TempDir tmp;

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <thread>
 
 #include "modelkit/ort/runtime.h"
 #include "support/model_case.h"
 #include "support/sim_npu.h"
+#include "support/temp_dir.h"
 
 namespace modelkit {
 namespace {
@@ -138,6 +140,95 @@ INSTANTIATE_TEST_SUITE_P(Models, SimNpuPartialModels,
                          ::testing::Values(DenyCase{"decoder", "Softmax"}, DenyCase{"decoder", "Erf,Transpose"},
                                            DenyCase{"decoder", "MatMul"}),
                          [](const auto& param_info) { return "Case" + std::to_string(param_info.index); });
+
+// Writes a model of y = (...((x * scale_0 + bias_0) * scale_1 + bias_1) ...) (x, y and every initializer float
+// [rows, cols]) to `model`, with the initializers in an external data file beside it. Neither Mul nor Add prepacks
+// its constant input, so the partition reads their data at every run.
+void WriteScaleBiasChain(const std::filesystem::path& model, const std::vector<std::vector<float>>& scales,
+                         const std::vector<std::vector<float>>& biases, int64_t rows, int64_t cols) {
+  const std::vector<int64_t> shape = {rows, cols};
+  const auto tensor = [&] {
+    return Ort::TypeInfo::CreateTensorInfo(
+        Ort::TensorTypeAndShapeInfo(ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, shape).GetConst());
+  };
+  Ort::Graph graph;
+  std::vector<Ort::ValueInfo> inputs, outputs;
+  inputs.emplace_back("x", tensor().GetConst());
+  outputs.emplace_back("y", tensor().GetConst());
+  graph.SetInputs(inputs);
+  graph.SetOutputs(outputs);
+  const auto memory = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
+  std::string value = "x";
+  for (size_t i = 0; i < scales.size(); ++i) {
+    const std::string n = std::to_string(i);
+    for (const auto& [name, data] : {std::pair{"scale_" + n, &scales[i]}, std::pair{"bias_" + n, &biases[i]}}) {
+      Ort::Value initializer =
+          Ort::Value::CreateTensor(memory, const_cast<float*>(data->data()), data->size(), shape.data(), shape.size());
+      graph.AddInitializer(name, initializer, /*data_is_external=*/true);
+    }
+    const std::string next = i + 1 == scales.size() ? "y" : "sum_" + n;
+    Ort::Node mul("Mul", "", "mul_" + n, {value, "scale_" + n}, {"product_" + n});
+    Ort::Node add("Add", "", "add_" + n, {"product_" + n, "bias_" + n}, {next});
+    graph.AddNode(mul);
+    graph.AddNode(add);
+    value = next;
+  }
+  Ort::Model onnx({{"", 21}});
+  onnx.AddGraph(graph);
+  // A compile on the CPU EP alone changes nothing and writes the model with its initializers in a data file.
+  Ort::SessionOptions cpu_only;
+  Ort::ModelCompilationOptions compile(ort::SharedEnv(), cpu_only);
+  compile.SetInputModel(onnx);
+  compile.SetOutputModelPath(model.c_str());
+  const std::filesystem::path data = model.filename().string() + ".data";  // relative to the model's folder
+  compile.SetOutputModelExternalInitializersFile(data.c_str(), 0);
+  Ort::ThrowOnError(Ort::CompileModel(ort::SharedEnv(), compile));
+  ASSERT_TRUE(std::filesystem::exists(model.parent_path() / data));
+}
+
+// Initializers kept in an external data file are handed to the plugin only for the Compile call (ORT maps them for
+// it and unmaps them after); the partitions must still compute with them in every later run. ORT maps the same
+// file regions again for the session, often at the addresses just released, so several initializers are used: a
+// partition reading released addresses finds another initializer's data (or nothing) there.
+TEST(SimNpuWeights, ExternalInitializersOutliveCompile) {
+  test::TempDir dir;
+  constexpr int64_t kRows = 256, kCols = 256;
+  constexpr size_t kPairs = 4;
+  std::vector<std::vector<float>> scales(kPairs), biases(kPairs);
+  std::vector<float> x(kRows * kCols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2.0f;
+  for (size_t p = 0; p < kPairs; ++p) {
+    for (size_t i = 0; i < x.size(); ++i) {  // small integers: every result is exact in float
+      scales[p].push_back(static_cast<float>((i + p) % 3) - 1.0f);
+      biases[p].push_back(static_cast<float>((i * (p + 1)) % 11) - 5.0f);
+    }
+  }
+  std::vector<float> expected = x;
+  for (size_t p = 0; p < kPairs; ++p) {
+    for (size_t i = 0; i < x.size(); ++i) expected[i] = expected[i] * scales[p][i] + biases[p][i];
+  }
+  const std::filesystem::path model = dir.path() / "scale_bias.onnx";
+  WriteScaleBiasChain(model, scales, biases, kRows, kCols);
+
+  Ort::SessionOptions options;
+  options.AddConfigEntry("session.disable_cpu_ep_fallback", "1");
+  test::AppendSimNpu(options);
+  Ort::Session session(ort::SharedEnv(), model.c_str(), options);
+  const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  const int64_t shape[] = {kRows, kCols};
+  const int64_t runs_before = test::ReadSimNpuCounters().runs;
+  for (int run = 0; run < 3; ++run) {
+    Ort::Value input = Ort::Value::CreateTensor<float>(memory, x.data(), x.size(), shape, 2);
+    const char* input_name = "x";
+    const char* output_name = "y";
+    std::vector<Ort::Value> outputs = session.Run(Ort::RunOptions{nullptr}, &input_name, &input, 1, &output_name, 1);
+    const float* y = outputs[0].GetTensorData<float>();
+    size_t mismatches = 0;
+    for (size_t i = 0; i < x.size(); ++i) mismatches += y[i] != expected[i];
+    EXPECT_EQ(mismatches, 0u) << "run " << run;
+  }
+  EXPECT_EQ(test::ReadSimNpuCounters().runs - runs_before, 3);
+}
 
 // With two NPU EPs in a session, the second claims only what the first left: nodes ORT already assigned are not
 // grouped into its partitions (a group holding one would make ORT drop all of its groups).

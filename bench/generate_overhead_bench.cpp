@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "modelkit/build/bundle_builder.h"
+#include "generate_bench_bundle.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/generate/model.h"
 
@@ -26,32 +26,6 @@ double Median(std::vector<int64_t> values) {
   return static_cast<double>(values[values.size() / 2]);
 }
 
-modelkit::build::ModelSpec Spec(const std::string& shape) {
-  modelkit::build::ModelSpec spec;
-  spec.arch = modelkit::build::Arch::kQwen3;
-  if (shape == "0.6b") {  // Qwen3-0.6B's dimensions
-    spec.hidden_size = 1024;
-    spec.num_layers = 28;
-    spec.num_heads = 16;
-    spec.num_kv_heads = 8;
-    spec.head_dim = 128;
-    spec.intermediate_size = 3072;
-    spec.vocab_size = 151936;
-  } else {
-    spec.hidden_size = 64;
-    spec.num_layers = 2;
-    spec.num_heads = 4;
-    spec.num_kv_heads = 2;
-    spec.head_dim = 32;
-    spec.intermediate_size = 96;
-    spec.vocab_size = 256;
-  }
-  spec.rope_theta = 1e6;
-  spec.rms_norm_eps = 1e-6;
-  spec.tie_word_embeddings = true;
-  return spec;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,32 +35,9 @@ int main(int argc, char** argv) {
   const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
   const fs::path dir = fs::temp_directory_path() / ("modelkit-generate-bench-" + std::to_string(getpid()));
 
-  modelkit::build::BuildOptions build;
-  build.output_dir = dir / "bundle";
-  build.random = true;
-  build.random_spec = Spec(shape);
-  build.seed = 1;
-  build.context_length = prompt_tokens + new_tokens + 1;
-  build.precision = shape == "0.6b" ? modelkit::build::Precision::kInt4 : modelkit::build::Precision::kFp32;
-  modelkit::build::BuildBundle(build);
-
-  // The thread count goes into the bundle's session options, as a user would set it.
-  std::string config_text;
-  {
-    FILE* file = std::fopen((build.output_dir / "genai_config.json").c_str(), "r");
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) config_text.append(buffer, n);
-    std::fclose(file);
-    const std::string key = "\"session_options\": {";
-    const size_t at = config_text.find(key);
-    if (at != std::string::npos) {
-      config_text.insert(at + key.size(), "\"intra_op_num_threads\": " + std::to_string(threads) + ", ");
-    }
-    file = std::fopen((build.output_dir / "genai_config.json").c_str(), "w");
-    std::fwrite(config_text.data(), 1, config_text.size(), file);
-    std::fclose(file);
-  }
+  const modelkit::build::BuildOptions build =
+      modelkit::bench::GenerateBenchBundle(shape, dir / "bundle", prompt_tokens + new_tokens + 1);
+  modelkit::bench::BuildGenerateBenchBundle(build, threads);
 
   modelkit::generate::LoadOptions load;
   load.load_tokenizer = false;

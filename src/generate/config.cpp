@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <set>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
 #include "modelkit/bundle/genai_config.h"
 
 namespace modelkit::generate {
@@ -225,6 +228,63 @@ void ParsePipeline(const Reader& decoder, const Json& document, DecoderConfig& c
   if (config.pipeline.empty()) decoder.Fail("pipeline", "has no stages");
 }
 
+// An integer or an array of integers (eos_token_id).
+std::vector<int64_t> ReadIds(const Reader& reader, const std::string& key) {
+  const Json* value = reader.Get(key);
+  if (value->is_number_integer()) return {value->get<int64_t>()};
+  if (!value->is_array()) reader.Fail(key, "must be an integer or an array of integers");
+  std::vector<int64_t> ids;
+  for (const Json& id : *value) {
+    if (!id.is_number_integer()) reader.Fail(key, "must be an integer or an array of integers");
+    ids.push_back(id.get<int64_t>());
+  }
+  return ids;
+}
+
+// The search keys genai_config.json's `search` shares with Hugging Face's generation_config.json (same names, same
+// meaning for a decoder-only model: min_length and max_length count prompt + generated tokens).
+constexpr std::array<const char*, 7> kSamplingKeys = {"do_sample", "min_length",  "max_length",        "top_k",
+                                                      "top_p",     "temperature", "repetition_penalty"};
+
+// Reads the sampling keys `reader`'s object sets, except those in `skip`, into `search`, checking their ranges.
+// Keys the object does not set keep the value `search` already holds.
+void ReadSamplingKeys(const Reader& reader, const std::set<std::string>& skip, SearchConfig& search) {
+  const auto wanted = [&](const char* key) { return !skip.count(key) && reader.Has(key); };
+  if (wanted("do_sample")) search.do_sample = *reader.Bool("do_sample");
+  if (wanted("min_length")) {
+    search.min_length = *reader.Int("min_length");
+    if (search.min_length < 0) reader.Fail("min_length", "must be >= 0");
+  }
+  if (wanted("max_length")) {
+    search.max_length = *reader.Int("max_length");
+    if (search.max_length < 0) reader.Fail("max_length", "must be >= 0");
+  }
+  if (wanted("top_k")) {
+    const int64_t top_k = *reader.Int("top_k");
+    if (top_k < INT32_MIN || top_k > INT32_MAX) reader.Fail("top_k", "is out of range (<= 0: no top-k limit)");
+    search.top_k = static_cast<int>(top_k);
+  }
+  if (wanted("top_p")) {
+    search.top_p = *reader.Number("top_p");
+    if (search.top_p <= 0 || search.top_p > 1) reader.Fail("top_p", "must be in (0, 1]");
+  }
+  if (wanted("temperature")) {
+    search.temperature = *reader.Number("temperature");
+    if (search.temperature < 0) reader.Fail("temperature", "must be >= 0");
+  }
+  if (wanted("repetition_penalty")) {
+    search.repetition_penalty = *reader.Number("repetition_penalty");
+    if (search.repetition_penalty <= 0) reader.Fail("repetition_penalty", "must be > 0");
+  }
+}
+
+bool SetsKey(const Json& document, const char* object, const char* key) {
+  const auto it = document.find(object);
+  if (it == document.end() || !it->is_object()) return false;
+  const auto value = it->find(key);
+  return value != it->end() && !value->is_null();
+}
+
 }  // namespace
 
 int64_t GenaiConfig::MaxLength() const {
@@ -256,17 +316,8 @@ GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& 
   config.type = *type;
   config.bos_token_id = model.Int("bos_token_id");
   config.pad_token_id = model.Int("pad_token_id");
-  if (const Json* eos = model.Get("eos_token_id")) {
-    if (eos->is_number_integer()) {
-      config.eos_token_ids = {eos->get<int64_t>()};
-    } else if (eos->is_array()) {
-      for (const Json& id : *eos) {
-        if (!id.is_number_integer()) model.Fail("eos_token_id", "must be an integer or an array of integers");
-        config.eos_token_ids.push_back(id.get<int64_t>());
-      }
-    } else {
-      model.Fail("eos_token_id", "must be an integer or an array of integers");
-    }
+  if (model.Has("eos_token_id")) {
+    config.eos_token_ids = ReadIds(model, "eos_token_id");
   } else if (config.pad_token_id) {
     config.eos_token_ids = {*config.pad_token_id};
   }
@@ -311,31 +362,47 @@ GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& 
   if (root.Has("search")) {
     const Reader search = root.Child("search");
     SearchConfig& s = config.search;
-    s.do_sample = search.Bool("do_sample").value_or(false);
-    s.min_length = search.Int("min_length").value_or(0);
-    s.max_length = search.Int("max_length").value_or(0);
+    ReadSamplingKeys(search, /*skip=*/{}, s);
     s.num_beams = static_cast<int>(search.Int("num_beams").value_or(1));
     s.num_return_sequences = static_cast<int>(search.Int("num_return_sequences").value_or(1));
-    s.top_k = static_cast<int>(search.Int("top_k").value_or(50));
-    s.top_p = search.Number("top_p").value_or(1.0);
-    s.temperature = search.Number("temperature").value_or(1.0);
-    s.repetition_penalty = search.Number("repetition_penalty").value_or(1.0);
     if (const auto seed = search.Int("random_seed"); seed && *seed >= 0) s.random_seed = static_cast<uint64_t>(*seed);
     s.past_present_share_buffer = search.Bool("past_present_share_buffer").value_or(false);
     if (s.num_beams != 1)
       search.Fail("num_beams", "= " + std::to_string(s.num_beams) + ": beam search is not supported yet");
     if (s.num_return_sequences != 1) search.Fail("num_return_sequences", "must be 1 (batch 1 only)");
-    if (s.max_length < 0) search.Fail("max_length", "must be >= 0");
-    if (s.top_p <= 0 || s.top_p > 1) search.Fail("top_p", "must be in (0, 1]");
-    if (s.temperature < 0) search.Fail("temperature", "must be >= 0");
-    if (s.repetition_penalty <= 0) search.Fail("repetition_penalty", "must be > 0");
   }
   return config;
 }
 
+void ApplyGenerationConfig(const Json& genai_document, const Json& generation_config, const std::string& source,
+                           GenaiConfig& config) {
+  if (!generation_config.is_object())
+    throw Error(ExitCode::kInvalidModel, source + ": the document must be a JSON object");
+  const Reader generation(generation_config, "$", source);
+  std::set<std::string> set_by_genai;
+  for (const char* key : kSamplingKeys) {
+    if (SetsKey(genai_document, "search", key)) set_by_genai.insert(key);
+  }
+  ReadSamplingKeys(generation, set_by_genai, config.search);
+  if (!SetsKey(genai_document, "model", "eos_token_id") && generation.Has("eos_token_id")) {
+    config.eos_token_ids = ReadIds(generation, "eos_token_id");
+  }
+}
+
 GenaiConfig LoadGenaiConfig(const std::filesystem::path& bundle_dir) {
   const Json document = bundle::ReadGenaiConfig(bundle_dir);
-  return ParseGenaiConfig(document, bundle_dir, (bundle_dir / "genai_config.json").string());
+  GenaiConfig config = ParseGenaiConfig(document, bundle_dir, (bundle_dir / "genai_config.json").string());
+  for (const std::filesystem::path& dir : {bundle_dir, config.tokenizer_dir}) {
+    const std::filesystem::path file = dir / "generation_config.json";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    const Json generation = Json::parse(ReadTextFile(file, "generation config"), nullptr, /*allow_exceptions=*/false);
+    if (generation.is_discarded()) throw Error(ExitCode::kInvalidModel, file.string() + " is not valid JSON");
+    ApplyGenerationConfig(document, generation, file.string(), config);
+    config.generation_config_file = file;
+    break;
+  }
+  return config;
 }
 
 }  // namespace modelkit::generate

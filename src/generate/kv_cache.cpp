@@ -1,5 +1,8 @@
 #include "modelkit/generate/kv_cache.h"
 
+#include <sys/mman.h>
+
+#include <new>
 #include <utility>
 
 namespace modelkit::generate {
@@ -19,6 +22,29 @@ size_t ElementSize(ONNXTensorElementDataType type) {
   }
 }
 
+ZeroedBuffer::ZeroedBuffer(size_t bytes) : size_(bytes) {
+  if (bytes == 0) return;
+  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  data_ = static_cast<std::byte*>(map);
+}
+
+ZeroedBuffer::~ZeroedBuffer() {
+  if (data_ != nullptr) ::munmap(data_, size_);
+}
+
+ZeroedBuffer::ZeroedBuffer(ZeroedBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+ZeroedBuffer& ZeroedBuffer::operator=(ZeroedBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) ::munmap(data_, size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
 KvCache::KvCache(const DecoderConfig& decoder, ONNXTensorElementDataType type, int64_t shared_length)
     : layers_(decoder.num_hidden_layers),
       kv_heads_(decoder.num_key_value_heads),
@@ -33,13 +59,17 @@ KvCache::KvCache(const DecoderConfig& decoder, ONNXTensorElementDataType type, i
     present_names_[LayerName(decoder.names.present_key_names, l)] = static_cast<size_t>(2 * l);
     present_names_[LayerName(decoder.names.present_value_names, l)] = static_cast<size_t>(2 * l + 1);
   }
-  past_.resize(static_cast<size_t>(2 * layers_));
-  present_.resize(past_.size());
-  present_written_.assign(past_.size(), false);
+  const size_t tensors = static_cast<size_t>(2 * layers_);
   if (shared()) {
-    for (auto& buffer : past_) {
-      buffer.assign(static_cast<size_t>(kv_heads_ * shared_length_ * head_size_) * element_size_, std::byte{0});
+    // Zeroed, as the model may read positions it has not written (masked), but resident only where written: a
+    // context-length buffer must not cost context-length memory for a short generation.
+    for (size_t i = 0; i < tensors; ++i) {
+      shared_.emplace_back(static_cast<size_t>(kv_heads_ * shared_length_ * head_size_) * element_size_);
     }
+  } else {
+    past_.resize(tensors);
+    present_.resize(tensors);
+    present_written_.assign(tensors, false);
   }
 }
 
@@ -53,22 +83,24 @@ std::optional<size_t> KvCache::PresentIndex(const std::string& name) const {
   return it == present_names_.end() ? std::nullopt : std::optional<size_t>(it->second);
 }
 
-Ort::Value KvCache::View(std::vector<std::byte>& buffer, int64_t length) {
+Ort::Value KvCache::View(std::byte* data, size_t bytes, int64_t length) {
   const int64_t shape[] = {1, kv_heads_, length, head_size_};
-  return Ort::Value::CreateTensor(memory_, buffer.empty() ? static_cast<void*>(empty_) : buffer.data(), buffer.size(),
-                                  shape, 4, type_);
+  return Ort::Value::CreateTensor(memory_, bytes == 0 ? static_cast<void*>(empty_) : data, bytes, shape, 4, type_);
 }
 
-Ort::Value KvCache::Past(size_t index) { return View(past_[index], shared() ? shared_length_ : past_length_); }
+Ort::Value KvCache::Past(size_t index) {
+  if (shared()) return View(shared_[index].data(), shared_[index].size(), shared_length_);
+  return View(past_[index].data(), past_[index].size(), past_length_);
+}
 
 Ort::Value KvCache::Present(size_t index, int64_t chunk) {
-  if (shared()) return View(past_[index], shared_length_);
+  if (shared()) return View(shared_[index].data(), shared_[index].size(), shared_length_);
   const int64_t total = past_length_ + chunk;
   std::vector<std::byte>& buffer = present_[index];
   // resize, not assign: the model writes every element, so a reused buffer needs no clearing.
   buffer.resize(static_cast<size_t>(kv_heads_ * total * head_size_) * element_size_);
   present_written_[index] = true;
-  return View(buffer, total);
+  return View(buffer.data(), buffer.size(), total);
 }
 
 void KvCache::Commit(int64_t chunk) {
@@ -83,6 +115,7 @@ void KvCache::Commit(int64_t chunk) {
 
 size_t KvCache::bytes() const {
   size_t total = 0;
+  for (const auto& buffer : shared_) total += buffer.size();
   for (const auto& buffer : past_) total += buffer.capacity();
   for (const auto& buffer : present_) total += buffer.capacity();
   return total;

@@ -1,7 +1,10 @@
-// `modelkit generate` as users run it: JSON and streamed output on a bundle with the real Qwen3 tokenizer, and the
-// bad-input contract (one error line; exit 2 for bad flags or a missing bundle, 3 for a bad bundle).
+// `modelkit generate` as users run it: JSON and streamed output on a bundle with the real Qwen3 tokenizer, Ctrl-C
+// while it streams, and the bad-input contract (one error line; exit 2 for bad flags or a missing bundle, 3 for a bad
+// bundle).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -89,6 +92,43 @@ TEST_F(GenerateCliTest, SeededSamplingRepeats) {
   ASSERT_EQ(a.exit_code, 0) << a.stderr_text;
   EXPECT_EQ(nlohmann::json::parse(a.stdout_text)["generated_ids"],
             nlohmann::json::parse(b.stdout_text)["generated_ids"]);
+}
+
+// SIGINT stops generation between steps: the process exits normally with 130 soon after the signal, stdout keeps the
+// text streamed so far and ends with a newline, and stderr reports no error. The bundle's context (131072) lets
+// --max-new-tokens 130000 run for minutes (about 1 ms per step on a 2-core VM), so an ignored signal shows as a
+// timeout or exit 0, and dying of the signal shows as `signal`.
+TEST_F(GenerateCliTest, InterruptStopsBetweenStepsWithExit130) {
+  TempDir tmp;
+  build::BuildOptions options;
+  options.output_dir = tmp.path() / "long";
+  options.random = true;
+  options.random_spec = TinySpec(build::Arch::kLlama);
+  options.random_spec.vocab_size = 0;
+  options.seed = 5;
+  options.context_length = 131072;
+  options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
+  build::BuildBundle(options);
+
+  const auto child = StartModelkit({"generate", "-m", options.output_dir.string(), "--prompt", "Hello there",
+                                    "--ignore-eos", "--max-new-tokens", "130000"});
+  ASSERT_TRUE(child->WaitForStdout(1, std::chrono::seconds(120)))
+      << "no output before the deadline: " << child->Finish(std::chrono::seconds(1)).stderr_text;
+  const std::string before = child->stdout_text();
+  const auto signalled = std::chrono::steady_clock::now();
+  child->Signal(SIGINT);
+  const ProcessResult result = child->Finish(std::chrono::seconds(60));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+
+  EXPECT_FALSE(result.timed_out) << "still running 60 s after SIGINT";
+  EXPECT_EQ(result.signal, 0) << "ended by signal " << result.signal << " instead of exiting";
+  EXPECT_EQ(result.exit_code, 130) << result.stderr_text;
+  EXPECT_LT(seconds, 5.0) << "took " << seconds << " s to stop after SIGINT";
+  EXPECT_EQ(result.stdout_text.rfind(before, 0), 0u) << "the text streamed before the signal must stay";
+  ASSERT_FALSE(result.stdout_text.empty());
+  EXPECT_EQ(result.stdout_text.back(), '\n');
+  EXPECT_EQ(result.stderr_text.find("error"), std::string::npos) << result.stderr_text;
+  EXPECT_EQ(result.stderr_text.find("terminate"), std::string::npos) << result.stderr_text;
 }
 
 TEST_F(GenerateCliTest, UsageErrorsExitTwo) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 
 #include "modelkit/base/error.h"
 #include "modelkit/generate/generator.h"
@@ -133,6 +134,34 @@ TEST_F(GenerateEdgeTest, EosImmediatelyStopsAfterOneToken) {
   min_length.min_length = 8;
   min_length.max_new_tokens = 1;
   EXPECT_NE(generate::Generate(*model, prompt, min_length).generated_ids.front(), first);
+}
+
+// generation_config.json's sampling settings reach the generator for the keys genai_config.json's search does not
+// set; a per-call option overrides them, and a search key set in genai_config.json wins over them.
+TEST_F(GenerateEdgeTest, GenerationConfigSamplingAppliesBelowSearchAndPerCallOptions) {
+  TempDir tmp;
+  const auto bundle = Copy(flat_, tmp);
+  EditGenaiConfig(bundle, [](auto& config) {
+    for (const char* key : {"do_sample", "temperature", "top_k", "top_p"}) config["search"].erase(key);
+  });
+  std::ofstream(bundle / "generation_config.json") << R"({"do_sample": true, "temperature": 1.5, "top_k": 0})";
+  const auto prompt = Prompt(5);
+  const auto greedy = ReferenceGreedy(*reference_, prompt, 12);
+  const auto run = [&](const std::filesystem::path& dir, std::optional<bool> do_sample, uint64_t seed) {
+    generate::GenerateOptions options;
+    options.max_new_tokens = 12;
+    options.ignore_eos = true;
+    options.do_sample = do_sample;
+    options.seed = seed;
+    return generate::Generate(*Load(dir), prompt, options).generated_ids;
+  };
+  // Sampling at temperature 1.5 over the whole vocabulary: two seeds give two continuations, neither the greedy one.
+  const auto a = run(bundle, std::nullopt, 1), b = run(bundle, std::nullopt, 2);
+  EXPECT_NE(a, b);
+  EXPECT_NE(a, greedy);
+  EXPECT_EQ(run(bundle, false, 1), greedy);
+  EditGenaiConfig(bundle, [](auto& config) { config["search"]["do_sample"] = false; });
+  EXPECT_EQ(run(bundle, std::nullopt, 1), greedy);
 }
 
 TEST_F(GenerateEdgeTest, MissingStageFileIsInvalidModel) {

@@ -1,16 +1,22 @@
 #include "support/cli.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <gtest/gtest.h>
 
 namespace modelkit::test {
 
-ProcessResult RunModelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env) {
+std::unique_ptr<ChildProcess> StartModelkit(std::vector<std::string> args,
+                                            const std::map<std::string, std::string>& env) {
   args.insert(args.begin(), MODELKIT_BINARY);
   std::map<std::string, std::string> clean_env = {{"MODELKIT_EP_LIBRARIES", ""}, {"MODELKIT_EP_CATALOG", "none"}};
   for (const auto& [key, value] : env) clean_env[key] = value;
-  return RunProcess(args, clean_env);
+  return std::make_unique<ChildProcess>(args, clean_env);
+}
+
+ProcessResult RunModelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env) {
+  return StartModelkit(std::move(args), env)->Finish();
 }
 
 void ExpectErrorLine(const ProcessResult& result, int exit_code, const std::string& fragment) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,10 @@ namespace modelkit::test {
 // Runs modelkit with `args`, without the caller's plugin EP variables and with catalogs off (MODELKIT_EP_CATALOG=none,
 // so the machine is exactly what ORT offers), plus `env`.
 ProcessResult RunModelkit(std::vector<std::string> args, const std::map<std::string, std::string>& env = {});
+
+// Starts modelkit as RunModelkit does, without waiting for it (tests that act while it runs).
+std::unique_ptr<ChildProcess> StartModelkit(std::vector<std::string> args,
+                                            const std::map<std::string, std::string>& env = {});
 
 // The contract for every failure: exit code `exit_code`, exactly one stderr line starting "error: " that contains
 // `fragment`, and nothing on stdout.

@@ -1,6 +1,6 @@
 // genai_config.json as typed structs: what the generation runtime consumes, with onnxruntime-genai's defaults
-// (bundle-format.md). Strict about the keys it reads (type and range, naming file and JSON path), lenient about
-// keys it does not know (ignored).
+// (bundle-format.md), and the sampling defaults a Hugging Face generation_config.json beside it adds. Strict about
+// the keys it reads (type and range, naming file and JSON path), lenient about keys it does not know (ignored).
 #pragma once
 
 #include <cstdint>
@@ -98,6 +98,7 @@ struct GenaiConfig {
   std::filesystem::path tokenizer_dir;  // absolute: bundle_dir / tokenizer_dir
   DecoderConfig decoder;
   SearchConfig search;
+  std::filesystem::path generation_config_file;  // the generation_config.json applied; empty when none
 
   bool IsPipeline() const { return type == "decoder-pipeline"; }
   // search.max_length capped at context_length (0 means context_length).
@@ -110,7 +111,22 @@ struct GenaiConfig {
 GenaiConfig ParseGenaiConfig(const nlohmann::ordered_json& document, const std::filesystem::path& bundle_dir,
                              const std::string& source);
 
-// Reads and parses <bundle_dir>/genai_config.json (UsageError when missing, Error(kInvalidModel) when malformed).
+// Fills what genai_config.json leaves unset from a Hugging Face generation_config.json document. `genai_document` is
+// the genai_config.json `config` was parsed from; only keys it does not set are taken, because onnxruntime-genai's
+// model builder already copies generation_config.json into `search` and its runtime reads `search` alone:
+//   - search keys do_sample, temperature, top_k, top_p, repetition_penalty, min_length, max_length that $.search
+//     does not set;
+//   - eos_token_id (one id or a list) when $.model has no eos_token_id (it replaces the pad_token_id fallback).
+// Other keys (max_new_tokens, num_beams, ...) are ignored. Throws Error(kInvalidModel) naming `source` and the key for
+// a used key of the wrong type or range.
+void ApplyGenerationConfig(const nlohmann::ordered_json& genai_document,
+                           const nlohmann::ordered_json& generation_config, const std::string& source,
+                           GenaiConfig& config);
+
+// Reads and parses <bundle_dir>/genai_config.json (UsageError when missing, Error(kInvalidModel) when malformed), then
+// applies generation_config.json from the bundle directory, else from the tokenizer directory, when there is one
+// (Error(kInvalidModel) when it is not JSON or a used key is bad). Precedence of each search key: genai_config.json
+// `search` > generation_config.json > the SearchConfig defaults; per-call GenerateOptions override all three.
 GenaiConfig LoadGenaiConfig(const std::filesystem::path& bundle_dir);
 
 // Replaces the single %d in `format` with `layer`.

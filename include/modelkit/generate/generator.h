@@ -1,6 +1,6 @@
 // One generation, batch 1: prefill the prompt, then one token per step until a stop condition holds. Search
-// settings come from genai_config.json's `search` (generation_config.json's eos ids through the tokenizer), each
-// overridable per call.
+// settings come from the bundle (genai_config.json's `search`, then generation_config.json, then built-in defaults;
+// LoadGenaiConfig), each overridable per call.
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,28 @@
 
 namespace modelkit::generate {
 
+// Zero-filled bytes mapped straight from the operating system (anonymous pages): a page becomes resident only when it
+// is first written, so a max-length buffer costs memory for the positions used so far, not for the whole length.
+// Reading an unwritten page gives zeros without making it resident.
+class ZeroedBuffer {
+ public:
+  ZeroedBuffer() = default;
+  // Throws std::bad_alloc when the mapping fails.
+  explicit ZeroedBuffer(size_t bytes);
+  ~ZeroedBuffer();
+  ZeroedBuffer(ZeroedBuffer&& other) noexcept;
+  ZeroedBuffer& operator=(ZeroedBuffer&& other) noexcept;
+  ZeroedBuffer(const ZeroedBuffer&) = delete;
+  ZeroedBuffer& operator=(const ZeroedBuffer&) = delete;
+
+  std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 class KvCache {
  public:
   // `shared_length` > 0 selects the shared-buffer mode with buffers of that many positions.
@@ -39,11 +61,11 @@ class KvCache {
   // After a successful step of `chunk` tokens: growing mode swaps presents into pasts; both advance past_length.
   void Commit(int64_t chunk);
 
-  // Bytes held by the cache now.
+  // Bytes held by the cache now (for shared buffers: their full size, of which only written pages are resident).
   size_t bytes() const;
 
  private:
-  Ort::Value View(std::vector<std::byte>& buffer, int64_t length);
+  Ort::Value View(std::byte* data, size_t bytes, int64_t length);
 
   int64_t layers_;
   int64_t kv_heads_;
@@ -54,7 +76,8 @@ class KvCache {
   int64_t past_length_ = 0;
   std::map<std::string, size_t> past_names_;
   std::map<std::string, size_t> present_names_;
-  std::vector<std::vector<std::byte>> past_;
+  std::vector<ZeroedBuffer> shared_;             // shared mode only
+  std::vector<std::vector<std::byte>> past_;     // growing mode only
   std::vector<std::vector<std::byte>> present_;  // growing mode only
   std::vector<bool> present_written_;
   std::byte empty_[16] = {};  // data pointer for zero-length pasts

@@ -5,12 +5,11 @@
 
 #include "commands.h"
 #include "ep_flags.h"
-#include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/onnx_report.h"
-#include "modelkit/perf/resource_monitor.h"
+#include "perf_output.h"
 #include "progress_bar.h"
 #include "version.h"
 
@@ -42,29 +41,16 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
     throw UsageError("--device config is only valid with --runtime genai (it means: respect the bundle's config)");
   }
   const std::string timestamp = perf::UtcTimestamp();
-  const fs::path output =
-      options.output.empty() ? perf::DefaultReportPath(options.model, timestamp) : fs::path(options.output);
-  std::error_code ec;
-  if (!options.overwrite && fs::exists(output, ec)) {
-    throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");
-  }
+  const fs::path output = ReportOutputPath(options, options.model, timestamp);
 
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
   perf::OnnxPerfResult result;
-  perf::ResourceMonitor monitor;
-  const auto monitor_start = std::chrono::steady_clock::now();
-  if (options.monitor) monitor.Start();
+  PerfMonitor monitor(options.monitor);
   {
     ProgressBar bar("benchmarking");
     result = perf::RunOnnxBenchmark(options.onnx, machine, [&](int done, int total) {
-      if (options.quiet != 0) return;
-      std::string live;
-      if (const auto sample = options.monitor ? monitor.Latest() : std::nullopt) {
-        live = " cpu " + std::to_string(static_cast<int>(sample->cpu_pct)) + "% rss " +
-               std::to_string(static_cast<int>(sample->rss_mb)) + " MB";
-      }
-      bar.Update(done, total, live);
+      if (options.quiet == 0) bar.Update(done, total, monitor.LiveText());
     });
   }
   monitor.Stop();
@@ -77,18 +63,8 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   }
   perf::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
   nlohmann::ordered_json report = perf::OnnxReportJson(options.onnx, result, context);
-  if (options.monitor) {
-    const double running_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - monitor_start).count();
-    report["hw_monitor"] = perf::MonitorReportJson(monitor.Samples(), std::chrono::milliseconds(200), running_s);
-  }
-  WriteFileAtomically(output, report.dump(2) + "\n", options.overwrite);
-  if (options.format == "json") {
-    std::cout << report.dump(2) << "\n";
-    if (options.quiet == 0) std::cerr << "Results saved to: " << output.string() << "\n";
-  } else {
-    std::cout << perf::OnnxReportText(report) << "Results saved to: " << output.string() << "\n";
-  }
-  return 0;
+  monitor.AddTo(report);
+  return EmitPerfReport(report, options, output, perf::OnnxReportText);
 }
 
 }  // namespace

@@ -1,18 +1,16 @@
 // `modelkit perf` on a genai bundle (U§3.3–3.5 with product.md's differences): EP precedence --ep > concrete
 // --device > the bundle's config (an omitted --device means config), 10 timed and 2 warm-up requests unless
 // typed, one warning listing typed flags that mean nothing here, and the schema-2 genai report.
-#include <chrono>
 #include <iostream>
 
 #include "cmd_perf.h"
-#include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/genai_report.h"
 #include "modelkit/perf/onnx_report.h"
-#include "modelkit/perf/resource_monitor.h"
+#include "perf_output.h"
 #include "progress_bar.h"
 #include "version.h"
 
@@ -84,25 +82,18 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   std::string slug = fs::absolute(bundle).lexically_normal().filename().string();
   if (slug.empty()) slug = fs::absolute(bundle).lexically_normal().parent_path().filename().string();
   if (slug.empty()) slug = "genai";
-  const fs::path output =
-      options.output.empty() ? perf::DefaultReportPath(slug + ".bundle", timestamp) : fs::path(options.output);
-  std::error_code ec;
-  if (!options.overwrite && fs::exists(output, ec)) {
-    throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");
-  }
+  const fs::path output = ReportOutputPath(options, slug + ".bundle", timestamp);
 
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   session::PluginMachineAccess machine(options.ep_flags.Plugins());
   session::GenaiSession session(
       MakeGenaiSessionOptions(options.model, options.onnx.ep, device, genai.compile, options.ep_flags), machine);
-  perf::ResourceMonitor monitor;
-  const auto monitor_start = std::chrono::steady_clock::now();
-  if (options.monitor) monitor.Start();
+  PerfMonitor monitor(options.monitor);
   perf::GenaiPerfResult result;
   {
     ProgressBar bar("benchmarking");
     result = perf::RunGenaiBenchmark(session, run, [&](int done, int total) {
-      if (options.quiet == 0) bar.Update(done, total);
+      if (options.quiet == 0) bar.Update(done, total, monitor.LiveText());
     });
   }
   monitor.Stop();
@@ -135,18 +126,8 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   }
   const perf::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
   nlohmann::ordered_json report = perf::GenaiReportJson(info, result.load, result.requests, result.memory, context);
-  if (options.monitor) {
-    const double running_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - monitor_start).count();
-    report["hw_monitor"] = perf::MonitorReportJson(monitor.Samples(), std::chrono::milliseconds(200), running_s);
-  }
-  WriteFileAtomically(output, report.dump(2) + "\n", options.overwrite);
-  if (options.format == "json") {
-    std::cout << report.dump(2) << "\n";
-    if (options.quiet == 0) std::cerr << "Results saved to: " << output.string() << "\n";
-  } else {
-    std::cout << perf::GenaiReportText(report) << "Results saved to: " << output.string() << "\n";
-  }
-  return 0;
+  monitor.AddTo(report);
+  return EmitPerfReport(report, options, output, perf::GenaiReportText);
 }
 
 }  // namespace modelkit::app

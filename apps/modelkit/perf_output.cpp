@@ -1,0 +1,59 @@
+#include "perf_output.h"
+
+#include <iostream>
+#include <system_error>
+
+#include "modelkit/base/atomic_file.h"
+#include "modelkit/base/error.h"
+#include "modelkit/perf/onnx_report.h"
+
+namespace modelkit::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::chrono::milliseconds kMonitorInterval(200);
+}  // namespace
+
+fs::path ReportOutputPath(const PerfCommandOptions& options, const std::string& report_name,
+                          const std::string& timestamp) {
+  const fs::path output =
+      options.output.empty() ? perf::DefaultReportPath(report_name, timestamp) : fs::path(options.output);
+  std::error_code ec;
+  if (!options.overwrite && fs::exists(output, ec)) {
+    throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");
+  }
+  return output;
+}
+
+PerfMonitor::PerfMonitor(bool enabled)
+    : enabled_(enabled), monitor_(kMonitorInterval), start_(std::chrono::steady_clock::now()) {
+  if (enabled_) monitor_.Start();
+}
+
+std::string PerfMonitor::LiveText() const {
+  const auto sample = enabled_ ? monitor_.Latest() : std::nullopt;
+  if (!sample) return "";
+  return " cpu " + std::to_string(static_cast<int>(sample->cpu_pct)) + "% rss " +
+         std::to_string(static_cast<int>(sample->rss_mb)) + " MB";
+}
+
+void PerfMonitor::AddTo(nlohmann::ordered_json& report) const {
+  if (!enabled_) return;
+  const double running_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  report["hw_monitor"] = perf::MonitorReportJson(monitor_.Samples(), kMonitorInterval, running_s);
+}
+
+int EmitPerfReport(const nlohmann::ordered_json& report, const PerfCommandOptions& options, const fs::path& output,
+                   std::string (*render_text)(const nlohmann::ordered_json&)) {
+  WriteFileAtomically(output, report.dump(2) + "\n", options.overwrite);
+  if (options.format == "json") {
+    std::cout << report.dump(2) << "\n";
+    if (options.quiet == 0) std::cerr << "Results saved to: " << output.string() << "\n";
+  } else {
+    std::cout << render_text(report) << "Results saved to: " << output.string() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace modelkit::app

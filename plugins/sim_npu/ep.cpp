@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -50,6 +51,12 @@ std::string SerialiseModel(Ort::Env& env, const Ort::Model& model) {
   std::string bytes(static_cast<const char*>(buffer), size);
   allocator.Free(buffer);
   return bytes;
+}
+
+// crash_at_exit: a driver that crashes while the process unloads it, after the compiled model was written.
+void CrashAtExit() {
+  std::fputs("sim_npu: the NPU driver crashed at exit (fault injected by the crash_at_exit=1 option)\n", stderr);
+  std::abort();
 }
 
 }  // namespace
@@ -154,6 +161,10 @@ void SimNpuEp::SimulateCompiler() const {
     std::fprintf(stderr, "%s: the NPU compiler crashed (fault injected by the crash_compile=1 option)\n",
                  name_.c_str());
     std::abort();
+  }
+  if (options_.crash_at_exit && options_.context_enable) {
+    static std::once_flag armed;
+    std::call_once(armed, [] { std::atexit(CrashAtExit); });
   }
   if (options_.fail_compile && options_.context_enable) {
     throw Ort::Exception(name_ + ": the NPU compiler failed (fault injected by the fail_compile=1 option)",

@@ -80,6 +80,7 @@ SimNpuOptions ReadOptions(const std::string& ep_name, Ort::ConstSessionOptions s
   options.compile_delay_ms = reader.GetInt("compile_delay_ms", 0);
   options.fail_compile = reader.GetFlag("fail_compile");
   options.crash_compile = reader.GetFlag("crash_compile");
+  options.crash_at_exit = reader.GetFlag("crash_at_exit");
   if (const auto allow = reader.Get("op_allow")) options.op_allow = SplitList(*allow);
   if (const auto deny = reader.Get("op_deny")) options.op_deny = SplitList(*deny);
 

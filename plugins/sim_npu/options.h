@@ -15,6 +15,7 @@ struct SimNpuOptions {
   int compile_delay_ms = 0;         // sleep this long in every Compile that compiles nodes
   bool fail_compile = false;        // Compile returns an error status
   bool crash_compile = false;       // Compile calls abort(): a crashing compiler
+  bool crash_at_exit = false;       // the process aborts when it exits, after the compiled model is written
   std::set<std::string> op_allow;   // when not empty, only these op types are claimed
   std::set<std::string> op_deny;    // op types never claimed
 

@@ -63,6 +63,19 @@ std::vector<std::string> CompilerArgv(const CompilerCommand& compiler, const fs:
   return argv;
 }
 
+// Upstream's salvage rule (U§2.7), where it applies to our compiler: a compiler that crashes or fails after its
+// output exists (NPU drivers are known to crash while unloading) still produced a usable model. `modelkit compile`
+// writes its output atomically (temporary file, then rename), and `output` lies in this run's fresh staging folder,
+// so a file there is whole and was written by this compile; it must hold an EPContext node. Its context blobs are
+// embedded (--embed), so there are no external `.bin` files to check. A compiler killed for its timeout is never
+// salvaged: it did not finish.
+bool Salvageable(const compile::ChildResult& child, const fs::path& output) {
+  if (child.outcome != compile::ChildOutcome::kCrashed && child.outcome != compile::ChildOutcome::kFailed) return false;
+  std::error_code ec;
+  return fs::is_regular_file(output, ec) && fs::file_size(output, ec) > 0 && !ec &&
+         compile::ContainsEpContextNode(output);
+}
+
 }  // namespace
 
 std::string ArtifactName(const std::string& stage, const device::EpRow& ep) {
@@ -75,6 +88,8 @@ const char* OutcomeName(StageCompileOutcome outcome) {
       return "reused";
     case StageCompileOutcome::kCompiled:
       return "compiled";
+    case StageCompileOutcome::kSalvaged:
+      return "salvaged";
     case StageCompileOutcome::kAlreadyCompiled:
       return "already compiled";
     case StageCompileOutcome::kFailed:
@@ -150,8 +165,15 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
       const compile::ChildResult child =
           compile::RunChildWithTimeout(CompilerArgv(compiler, source, output, request), compiler.timeout);
       report.seconds = child.seconds;
-      if (child.outcome == compile::ChildOutcome::kSucceeded && fs::is_regular_file(output, ec)) {
-        report.outcome = StageCompileOutcome::kCompiled;
+      const bool succeeded = child.outcome == compile::ChildOutcome::kSucceeded && fs::is_regular_file(output, ec);
+      const bool salvaged = !succeeded && Salvageable(child, output);
+      if (succeeded || salvaged) {
+        report.outcome = succeeded ? StageCompileOutcome::kCompiled : StageCompileOutcome::kSalvaged;
+        if (salvaged) {
+          report.detail = compile::DescribeOutcome(child, compiler.timeout);
+          warnings.push_back("the compiler of stage '" + request.stage + "' for " + request.ep->Alias() + " " +
+                             report.detail + " after writing a complete EPContext model; using that model");
+        }
         WriteFileAtomically(staging_dir / record_name, compile::ToJson(identity).dump(2) + "\n", /*overwrite=*/true);
         contents.artifacts[report.artifact] = output;
         contents.artifacts[record_name] = staging_dir / record_name;

@@ -251,5 +251,38 @@ TEST_F(GenaiSessionTest, FailingCrashingAndHangingCompilersFallBackToUncompiledS
   }
 }
 
+// U§2.7's salvage: the compiler aborts at exit, after it wrote a complete EPContext model. That model is used (the
+// plugin restores contexts instead of compiling), with a warning, and it is cached like a compiled one.
+TEST_F(GenaiSessionTest, CompilerCrashingAfterWritingItsModelIsSalvaged) {
+  Instrument(bundle_, {{"crash_at_exit", "1"}});
+  const auto load = [&] {
+    session::PluginMachineAccess machine(SimNpuPlugins());
+    auto session = std::make_unique<session::GenaiSession>(Options("", "", /*compile=*/true), machine);
+    session->Load();
+    return session;
+  };
+  ResetSimNpuCounters();
+  const auto salvaged = load();
+  EXPECT_EQ(Outcomes(*salvaged),
+            (std::map<std::string, StageCompileOutcome>{{"ctx", StageCompileOutcome::kSalvaged},
+                                                        {"iter", StageCompileOutcome::kSalvaged}}));
+  ASSERT_EQ(salvaged->warnings().size(), 2u);
+  EXPECT_NE(salvaged->warnings().front().find("crashed (signal 6) after writing a complete EPContext model"),
+            std::string::npos)
+      << salvaged->warnings().front();
+  const SimNpuCounters salvaged_counters = ReadSimNpuCounters();
+  EXPECT_GT(salvaged_counters.loaded_contexts, 0) << "the stages did not load the salvaged EPContext models";
+  EXPECT_EQ(Generate(*salvaged), reference_tokens_);
+
+  ResetSimNpuCounters();
+  const auto reused = load();
+  EXPECT_EQ(Outcomes(*reused), (std::map<std::string, StageCompileOutcome>{{"ctx", StageCompileOutcome::kReused},
+                                                                           {"iter", StageCompileOutcome::kReused}}));
+  EXPECT_TRUE(reused->warnings().empty());
+  // Loading the cached models restores and compiles exactly what loading the salvaged ones did.
+  EXPECT_EQ(ReadSimNpuCounters().loaded_contexts, salvaged_counters.loaded_contexts);
+  EXPECT_EQ(ReadSimNpuCounters().compiled_partitions, salvaged_counters.compiled_partitions);
+}
+
 }  // namespace
 }  // namespace modelkit::test

@@ -27,8 +27,9 @@ struct StageCompileRequest {
 enum class StageCompileOutcome {
   kReused,           // a fresh artifact from an earlier run
   kCompiled,         // compiled by this run
+  kSalvaged,         // the compiler crashed or failed after writing a complete EPContext model, which is used
   kAlreadyCompiled,  // the source is an EPContext model already
-  kFailed,           // failed, crashed or timed out: the stage runs uncompiled
+  kFailed,           // failed, crashed or timed out without a usable model: the stage runs uncompiled
 };
 
 struct StageCompileReport {

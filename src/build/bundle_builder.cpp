@@ -45,22 +45,27 @@ void CheckOptions(const BuildOptions& options) {
   }
 }
 
+// The Hugging Face generation_config.json at `path`, or an empty object when there is none ("" included).
+nlohmann::json ReadGenerationConfig(const fs::path& path) {
+  std::error_code ec;
+  if (path.empty() || !fs::is_regular_file(path, ec)) return nlohmann::json::object();
+  nlohmann::json doc = nlohmann::json::parse(ReadTextFile(path, "generation config"), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) throw Invalid(path.string() + " is not a JSON object");
+  return doc;
+}
+
 // Fills the special token ids the checkpoint's config.json / generation_config.json did not give from the
 // tokenizer, with llama's conventional ids for tokenizer-less random models.
-void ResolveSpecialTokens(ModelSpec& spec, const TokenizerInfo& tokenizer, const fs::path* generation_config) {
-  if (generation_config != nullptr && fs::is_regular_file(*generation_config)) {
-    const nlohmann::json doc =
-        nlohmann::json::parse(ReadTextFile(*generation_config, "generation config"), nullptr, false);
-    if (doc.is_object()) {
-      if (const auto it = doc.find("eos_token_id"); it != doc.end()) {
-        if (it->is_number_integer()) spec.eos_token_ids = {it->get<int64_t>()};
-        if (it->is_array() && !it->empty() && (*it)[0].is_number_integer())
-          spec.eos_token_ids = it->get<std::vector<int64_t>>();
-      }
-      if (!spec.bos_token_id && doc.contains("bos_token_id") && doc["bos_token_id"].is_number_integer()) {
-        spec.bos_token_id = doc["bos_token_id"].get<int64_t>();
-      }
+void ResolveSpecialTokens(ModelSpec& spec, const TokenizerInfo& tokenizer, const nlohmann::json& generation_config) {
+  if (const auto it = generation_config.find("eos_token_id"); it != generation_config.end()) {
+    if (it->is_number_integer()) spec.eos_token_ids = {it->get<int64_t>()};
+    if (it->is_array() && !it->empty() && (*it)[0].is_number_integer()) {
+      spec.eos_token_ids = it->get<std::vector<int64_t>>();
     }
+  }
+  if (const auto it = generation_config.find("bos_token_id");
+      !spec.bos_token_id && it != generation_config.end() && it->is_number_integer()) {
+    spec.bos_token_id = it->get<int64_t>();
   }
   if (!spec.bos_token_id) spec.bos_token_id = tokenizer.bos_token_id;
   if (spec.eos_token_ids.empty() && tokenizer.eos_token_id) spec.eos_token_ids = {*tokenizer.eos_token_id};
@@ -140,7 +145,8 @@ BuildResult BuildBundle(const BuildOptions& options) {
     ValidateSpec(result.spec, "--random", static_cast<int>(ExitCode::kUsage));
     weights = std::make_unique<RandomWeights>(result.spec, options.seed);
   }
-  ResolveSpecialTokens(result.spec, tokenizer, generation_config.empty() ? nullptr : &generation_config);
+  const nlohmann::json generation = ReadGenerationConfig(generation_config);
+  ResolveSpecialTokens(result.spec, tokenizer, generation);
   result.context_length = options.context_length.value_or(
       options.random || result.spec.max_position_embeddings <= 0 ? 4096 : result.spec.max_position_embeddings);
 
@@ -170,17 +176,19 @@ BuildResult BuildBundle(const BuildOptions& options) {
   graph.int4_accuracy_level = options.int4_accuracy_level;
   graph.context_length = result.context_length;
   BuildProgress progress(options.progress, TensorReads(result.spec, options.layout));
-  std::string config;
+  nlohmann::ordered_json config_json;
   if (options.layout == Layout::kFlat) {
     result.bytes_written = WriteFlatDecoder(result.spec, *weights, graph, staging / "model.onnx", progress);
-    config = FlatGenaiConfig(result.spec, result.context_length, "model.onnx").dump(4);
+    config_json = FlatGenaiConfig(result.spec, result.context_length, "model.onnx");
   } else {
     result.bytes_written += WriteEmbeddingsStage(result.spec, *weights, graph, staging / "embeddings.onnx", progress);
     result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "ctx.onnx", 0, progress);
     result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "iter.onnx", 1, progress);
     result.bytes_written += WriteLmHeadStage(result.spec, *weights, graph, staging / "lm_head.onnx", progress);
-    config = PipelineGenaiConfig(result.spec, result.context_length, options.ep).dump(4);
+    config_json = PipelineGenaiConfig(result.spec, result.context_length, options.ep);
   }
+  ApplyGenerationConfig(config_json, generation, generation_config.string());
+  const std::string config = config_json.dump(4);
   WriteFileAtomically(staging / "genai_config.json", config + "\n", /*overwrite=*/true);
   for (const fs::path& file : tokenizer.files) {
     if (!fs::copy_file(file, staging / file.filename(), fs::copy_options::overwrite_existing, ec)) {

@@ -1,6 +1,7 @@
 #include "genai_config_writer.h"
 
 #include "decoder_graph.h"
+#include "modelkit/base/error.h"
 
 namespace modelkit::build {
 namespace {
@@ -18,7 +19,7 @@ nlohmann::ordered_json SearchDefaults(int64_t context_length, bool share_buffer)
           {"past_present_share_buffer", share_buffer},
           {"repetition_penalty", 1.0},
           {"temperature", 1.0},
-          {"top_k", 1},
+          {"top_k", 50},
           {"top_p", 1.0}};
 }
 
@@ -136,6 +137,33 @@ nlohmann::ordered_json FlatGenaiConfig(const ModelSpec& spec, int64_t context_le
   model["type"] = ArchName(spec.arch);
   model["vocab_size"] = spec.vocab_size;
   return {{"model", model}, {"search", SearchDefaults(context_length, /*share_buffer=*/true)}};
+}
+
+void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json& generation, const std::string& file) {
+  enum class Kind { kBool, kInteger, kNumber };
+  static const std::pair<const char*, Kind> kKeys[] = {{"diversity_penalty", Kind::kNumber},
+                                                       {"do_sample", Kind::kBool},
+                                                       {"length_penalty", Kind::kNumber},
+                                                       {"no_repeat_ngram_size", Kind::kInteger},
+                                                       {"num_beams", Kind::kInteger},
+                                                       {"num_return_sequences", Kind::kInteger},
+                                                       {"repetition_penalty", Kind::kNumber},
+                                                       {"temperature", Kind::kNumber},
+                                                       {"top_k", Kind::kInteger},
+                                                       {"top_p", Kind::kNumber}};
+  nlohmann::ordered_json& search = config["search"];
+  for (const auto& [key, kind] : kKeys) {
+    const auto it = generation.find(key);
+    if (it == generation.end() || it->is_null()) continue;
+    const bool fits = kind == Kind::kBool      ? it->is_boolean()
+                      : kind == Kind::kInteger ? it->is_number_integer()
+                                               : it->is_number();
+    if (!fits) {
+      const char* wanted = kind == Kind::kBool ? "true or false" : kind == Kind::kInteger ? "an integer" : "a number";
+      throw Error(ExitCode::kInvalidModel, file + ": $." + key + " must be " + wanted + ", not " + it->dump());
+    }
+    search[key] = *it;
+  }
 }
 
 }  // namespace modelkit::build

@@ -10,11 +10,19 @@
 namespace modelkit::build {
 
 // The flat layout: one decoder `filename` with GroupQueryAttention, default tensor names, CPU session options,
-// greedy search defaults with past_present_share_buffer true and max_length = context_length.
+// search defaults as onnxruntime-genai's builder writes them without a generation_config.json (greedy: do_sample
+// false, top_k 50), past_present_share_buffer true and max_length = context_length.
 nlohmann::ordered_json FlatGenaiConfig(const ModelSpec& spec, int64_t context_length, const std::string& filename);
 
 // The decoder-pipeline layout: stages embeddings (CPU) -> ctx (prompt only) / iter (token generation only), both on
 // `ep` ("" = CPU) -> lm_head (CPU, is_lm_head); static KV of context_length, shared past/present buffers.
 nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t context_length, const std::string& ep);
+
+// Copies the generation settings of a Hugging Face generation_config.json (`generation`, read from `file`) into
+// the config's `search`, as onnxruntime-genai's model builder does: do_sample, temperature, top_k, top_p,
+// repetition_penalty, length_penalty, diversity_penalty, no_repeat_ngram_size, num_beams, num_return_sequences.
+// Keys the file lacks (or sets to null) keep the defaults. Throws Error (exit 3) naming the file and key for a value
+// of the wrong type.
+void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json& generation, const std::string& file);
 
 }  // namespace modelkit::build

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 
+#include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/build/bundle_builder.h"
 #include "modelkit/build/random_weights.h"
+#include "modelkit/generate/config.h"
 #include "support/build_fixtures.h"
 #include "support/flat_decoder_runner.h"
 #include "support/safetensors_writer.h"
@@ -135,6 +138,60 @@ TEST(BuildCheckpointTest, SpecialTokensComeFromConfigAndGenerationConfig) {
   EXPECT_NE(config.find("\"eos_token_id\": [\n            2,\n            9\n        ]"), std::string::npos) << config;
   EXPECT_NE(config.find("\"bos_token_id\": 1"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(tmp.path() / "bundle" / "generation_config.json"));
+}
+
+nlohmann::json ReadSearch(const std::filesystem::path& bundle) {
+  std::ifstream in(bundle / "genai_config.json");
+  return nlohmann::json::parse(in).at("search");
+}
+
+// As onnxruntime-genai's model builder: generation_config.json's settings become `search` (Qwen3's own file here),
+// keys it lacks keep the builder's defaults, and the runtime then samples with them.
+TEST(BuildCheckpointTest, GenerationConfigSettingsBecomeTheSearchDefaults) {
+  TempDir tmp;
+  const build::ModelSpec spec = TinySpec(Arch::kQwen3);
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
+  build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "plain"));
+  const nlohmann::json plain = ReadSearch(tmp.path() / "plain");
+  EXPECT_EQ(plain["do_sample"], false);
+  EXPECT_EQ(plain["top_k"], 50);
+  EXPECT_EQ(plain["temperature"], 1.0);
+
+  tmp.Write("ckpt/generation_config.json",
+            R"({"bos_token_id": 1, "do_sample": true, "eos_token_id": [2, 9], "pad_token_id": 2,
+                "temperature": 0.6, "top_k": 20, "top_p": 0.95, "repetition_penalty": null,
+                "transformers_version": "4.51.0"})");
+  build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "sampled"));
+  nlohmann::json expected = plain;
+  expected["do_sample"] = true;
+  expected["temperature"] = 0.6;
+  expected["top_k"] = 20;
+  expected["top_p"] = 0.95;
+  EXPECT_EQ(ReadSearch(tmp.path() / "sampled"), expected);
+  const generate::GenaiConfig config = generate::LoadGenaiConfig(tmp.path() / "sampled");
+  EXPECT_TRUE(config.search.do_sample);
+  EXPECT_EQ(config.search.top_k, 20);
+  EXPECT_DOUBLE_EQ(config.search.top_p, 0.95);
+  EXPECT_DOUBLE_EQ(config.search.temperature, 0.6);
+}
+
+TEST(BuildCheckpointTest, BadGenerationConfigIsInvalidAndWritesNothing) {
+  for (const char* text :
+       {R"({"temperature": "hot"})", R"({"top_k": 2.5})", R"({"do_sample": 1})", "{not json", "[1, 2]"}) {
+    SCOPED_TRACE(text);
+    TempDir tmp;
+    const build::ModelSpec spec = TinySpec(Arch::kQwen3);
+    WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
+    tmp.Write("ckpt/generation_config.json", text);
+    try {
+      build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "out" / "bundle"));
+      ADD_FAILURE() << "no error";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ExitCode::kInvalidModel);
+      EXPECT_NE(std::string(error.what()).find("generation_config.json"), std::string::npos) << error.what();
+    }
+    EXPECT_TRUE(!std::filesystem::exists(tmp.path() / "out") || std::filesystem::is_empty(tmp.path() / "out"));
+  }
 }
 
 }  // namespace

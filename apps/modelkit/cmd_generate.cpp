@@ -37,6 +37,7 @@ struct GenerateFlags {
   bool apply_template = false;  // neither flag: apply when the bundle has a chat template
   bool no_apply_template = false;
   bool do_sample = false;
+  bool greedy = false;
   std::optional<double> temperature;
   std::optional<int> top_k;
   std::optional<double> top_p;
@@ -144,6 +145,7 @@ int RunGenerate(const GenerateFlags& flags) {
   generate::GenerateOptions options;
   options.max_new_tokens = flags.max_new_tokens;
   if (flags.do_sample) options.do_sample = true;
+  if (flags.greedy) options.do_sample = false;  // neither flag: the bundle's search.do_sample
   options.temperature = flags.temperature;
   options.top_k = flags.top_k;
   options.top_p = flags.top_p;
@@ -195,7 +197,9 @@ void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
   CLI::Option* apply = command->add_flag("--apply-template", flags->apply_template,
                                          "Wrap the prompt in the bundle's chat template (default: when it has one)");
   command->add_flag("--no-apply-template", flags->no_apply_template, "Feed the prompt text as it is")->excludes(apply);
-  command->add_flag("--do-sample", flags->do_sample, "Sample instead of greedy search");
+  CLI::Option* sample = command->add_flag("--do-sample", flags->do_sample,
+                                          "Sample (default: the bundle's search.do_sample, greedy for most bundles)");
+  command->add_flag("--greedy", flags->greedy, "Greedy search even when the bundle's search samples")->excludes(sample);
   command->add_option("--temperature", flags->temperature, "Sampling temperature (default: the bundle's)");
   command->add_option("--top-k", flags->top_k, "Sample among the k most likely tokens (default: the bundle's)");
   command->add_option("--top-p", flags->top_p, "Nucleus sampling mass (default: the bundle's)");

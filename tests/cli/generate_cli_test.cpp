@@ -94,6 +94,34 @@ TEST_F(GenerateCliTest, SeededSamplingRepeats) {
             nlohmann::json::parse(b.stdout_text)["generated_ids"]);
 }
 
+// A bundle whose search samples (as one built from a checkpoint whose generation_config.json samples): --greedy gives
+// the greedy tokens of the unchanged bundle, without it two seeds differ, and --greedy with --do-sample is a usage
+// error.
+TEST_F(GenerateCliTest, GreedyOverridesABundleThatSamples) {
+  TempDir tmp;
+  const fs::path sampling = Copy(tmp);
+  {
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(std::ifstream(sampling / "genai_config.json"));
+    config["search"]["do_sample"] = true;
+    config["search"]["temperature"] = 1.5;
+    config["search"]["top_k"] = 0;
+    std::ofstream(sampling / "genai_config.json") << config.dump(2);
+  }
+  const auto ids = [](const fs::path& bundle, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"generate",         "-m", bundle.string(), "--prompt-ids", "9707,1879,11",
+                                     "--max-new-tokens", "12", "--ignore-eos",  "--format",     "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult result = RunModelkit(args);
+    EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+    return nlohmann::json::parse(result.stdout_text)["generated_ids"];
+  };
+  const auto greedy = ids(bundle_, {});
+  EXPECT_EQ(ids(sampling, {"--greedy"}), greedy);
+  EXPECT_NE(ids(sampling, {"--seed", "1"}), ids(sampling, {"--seed", "2"}));
+  ExpectErrorLine(RunModelkit({"generate", "-m", sampling.string(), "--prompt-ids", "1", "--greedy", "--do-sample"}), 2,
+                  "--greedy");
+}
+
 // SIGINT stops generation between steps: the process exits normally with 130 soon after the signal, stdout keeps the
 // text streamed so far and ends with a newline, and stderr reports no error. The bundle's context (131072) lets
 // --max-new-tokens 130000 run for minutes (about 1 ms per step on a 2-core VM), so an ignored signal shows as a

@@ -134,6 +134,28 @@ TEST_F(GenaiPerfCliTest, ReportHasStagesAndDefaultsToTenTimedTwoWarmupRequests) 
   EXPECT_TRUE(report["memory"].is_object());
 }
 
+// --monitor samples the process while the bundle runs (hw_monitor in the report, as for ONNX models), the report
+// file is the one printed, and an existing report is never replaced without --overwrite.
+TEST_F(GenaiPerfCliTest, MonitorAndReportFileRules) {
+  TempDir tmp;
+  const fs::path report_path = tmp.path() / "report.json";
+  const std::vector<std::string> args = {
+      "perf", "-m",   Flat().string(), "--iterations", "40", "--max-new-tokens",  "48", "--ignore-eos", "--monitor",
+      "-f",   "json", "--ep-catalog",  kCatalog,       "-o", report_path.string()};
+  const ProcessResult result = RunModelkit(args);
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const Json report = Json::parse(result.stdout_text);
+  EXPECT_EQ(Json::parse(std::ifstream(report_path)), report);
+  const Json& monitor = report.at("hw_monitor");
+  EXPECT_EQ(monitor.at("monitor"), true);
+  EXPECT_GE(monitor.at("cpu").at("sample_count").get<int>(), 1);
+  EXPECT_GT(monitor.at("ram").at("peak_mb").get<double>(), 10.0);
+
+  const ProcessResult again = RunModelkit(args);
+  ExpectErrorLine(again, 2, "already exists");
+  EXPECT_EQ(Json::parse(std::ifstream(report_path)), report) << "the first report was replaced";
+}
+
 TEST_F(GenaiPerfCliTest, OverrideWithoutHardwareStagesReportsConfigAndWarns) {
   const ProcessResult result = Perf(Flat(), {"--ep", "simnpu", "-f", "json"});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;

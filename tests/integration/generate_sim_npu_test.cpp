@@ -91,42 +91,39 @@ void ExpectSimNpuTokensEqualCpu(const std::filesystem::path& cpu, const std::fil
   }
 }
 
-TEST(GenerateSimNpuTest, PipelineOnSimNpuEqualsCpu) {
+// Builds the same weights twice under `tmp` ("cpu", and "npu" whose stages the test routes to the NPU, the pipeline
+// one built with --ep simnpu), returning the reference decoder of those weights.
+ReferenceDecoder BuildCpuAndNpuBundles(const TempDir& tmp, build::Layout layout) {
   RegisterSimNpu();
-  TempDir tmp;
-  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", build::Layout::kPipeline);
+  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", layout);
   const ReferenceDecoder reference = BuildWithReference(cpu);
   build::BuildOptions npu = cpu;
   npu.output_dir = tmp.path() / "npu";
-  npu.ep = "simnpu";
+  if (layout == build::Layout::kPipeline) npu.ep = "simnpu";
   build::BuildBundle(npu);
-  ExpectSimNpuTokensEqualCpu(cpu.output_dir, npu.output_dir, {"ctx", "iter"}, reference);
+  return reference;
+}
+
+TEST(GenerateSimNpuTest, PipelineOnSimNpuEqualsCpu) {
+  TempDir tmp;
+  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, build::Layout::kPipeline);
+  ExpectSimNpuTokensEqualCpu(tmp.path() / "cpu", tmp.path() / "npu", {"ctx", "iter"}, reference);
 }
 
 TEST(GenerateSimNpuTest, FlatSharedBufferOnSimNpuEqualsCpu) {
-  RegisterSimNpu();
   TempDir tmp;
-  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", build::Layout::kFlat);
-  const ReferenceDecoder reference = BuildWithReference(cpu);
-  build::BuildOptions npu = cpu;
-  npu.output_dir = tmp.path() / "npu";
-  build::BuildBundle(npu);
-  ExpectSimNpuTokensEqualCpu(cpu.output_dir, npu.output_dir, {"."}, reference);
+  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, build::Layout::kFlat);
+  ExpectSimNpuTokensEqualCpu(tmp.path() / "cpu", tmp.path() / "npu", {"."}, reference);
 }
 
 // The growing KV cache (present is a new, longer buffer each step) on the NPU as well.
 TEST(GenerateSimNpuTest, FlatGrowingKvOnSimNpuEqualsCpu) {
-  RegisterSimNpu();
   TempDir tmp;
-  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", build::Layout::kFlat);
-  const ReferenceDecoder reference = BuildWithReference(cpu);
-  build::BuildOptions npu = cpu;
-  npu.output_dir = tmp.path() / "npu";
-  build::BuildBundle(npu);
-  for (const auto& bundle : {cpu.output_dir, npu.output_dir}) {
-    EditGenaiConfig(bundle, [](auto& config) { config["search"]["past_present_share_buffer"] = false; });
+  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, build::Layout::kFlat);
+  for (const char* bundle : {"cpu", "npu"}) {
+    EditGenaiConfig(tmp.path() / bundle, [](auto& config) { config["search"]["past_present_share_buffer"] = false; });
   }
-  ExpectSimNpuTokensEqualCpu(cpu.output_dir, npu.output_dir, {"."}, reference);
+  ExpectSimNpuTokensEqualCpu(tmp.path() / "cpu", tmp.path() / "npu", {"."}, reference);
 }
 
 // With everything on the simulated NPU the stages load through the catalog's plugin row, partitions run and

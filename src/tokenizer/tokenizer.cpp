@@ -84,16 +84,16 @@ void Tokenizer::Impl::EncodeSection(std::string_view section, bool at_text_start
   } else {
     normalized_matcher.Split(normalized, segments);
   }
-  std::vector<std::string> pieces;
+  PieceList pieces;
   for (const TextSegment& segment : segments) {
     if (segment.token) {
       ids.push_back(segment.token->id);
       continue;
     }
-    pieces.assign(1, normalized.substr(segment.begin, segment.end - segment.begin));
+    pieces.Reset(std::string_view(normalized).substr(segment.begin, segment.end - segment.begin));
     if (pre_tokenizer) pre_tokenizer->PreTokenize(pieces, at_text_start && segment.begin == 0);
-    for (const std::string& piece : pieces) {
-      if (!piece.empty()) model->Tokenize(piece, ids);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      if (const std::string_view piece = pieces[i]; !piece.empty()) model->Tokenize(piece, ids);
     }
   }
 }

@@ -16,32 +16,37 @@ class ByteLevelPreTokenizer : public PreTokenizer {
     if (use_regex_) regex_ = std::make_unique<Regex>(kGpt2Pattern, config);
   }
 
-  void PreTokenize(std::vector<std::string>& pieces, bool /*at_text_start*/) const override {
+  void PreTokenize(PieceList& pieces, bool /*at_text_start*/) const override {
     const ByteLevelAlphabet& alphabet = ByteLevelAlphabet::Get();
-    std::vector<std::string> out;
-    out.reserve(pieces.size());
-    for (std::string& piece : pieces) {
+    PieceList out;
+    out.text.reserve(pieces.text.size() * 2 + pieces.size());
+    out.spans.reserve(pieces.size());
+    const auto emit = [&](std::string_view part) {
+      if (part.empty()) return;
+      const size_t begin = out.text.size();
+      alphabet.Encode(part, out.text);
+      out.spans.emplace_back(begin, out.text.size());
+    };
+    std::string prefixed;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      std::string_view piece = pieces[i];
       if (piece.empty()) continue;
-      if (add_prefix_space_ && piece.front() != ' ') piece.insert(piece.begin(), ' ');
+      if (add_prefix_space_ && piece.front() != ' ') {
+        prefixed.assign(1, ' ');
+        prefixed.append(piece);
+        piece = prefixed;
+      }
       if (!use_regex_) {
-        std::string mapped;
-        alphabet.Encode(piece, mapped);
-        out.push_back(std::move(mapped));
+        emit(piece);
         continue;
       }
       size_t last = 0;
-      const auto emit = [&](size_t begin, size_t end) {
-        if (end <= begin) return;
-        std::string mapped;
-        alphabet.Encode(std::string_view(piece).substr(begin, end - begin), mapped);
-        out.push_back(std::move(mapped));
-      };
       regex_->ForEachMatch(piece, [&](size_t begin, size_t end) {
-        emit(last, begin);
-        emit(begin, end);
+        emit(piece.substr(last, begin - last));
+        emit(piece.substr(begin, end - begin));
         last = end;
       });
-      emit(last, piece.size());
+      emit(piece.substr(last));
     }
     pieces = std::move(out);
   }

@@ -12,15 +12,9 @@ class DigitsPreTokenizer : public PreTokenizer {
       : regex_(R"(\p{N})", config),
         behavior_(config.BoolOr("individual_digits", false) ? SplitBehavior::kIsolated : SplitBehavior::kContiguous) {}
 
-  void PreTokenize(std::vector<std::string>& pieces, bool /*at_text_start*/) const override {
-    std::vector<std::string> out;
-    std::vector<std::pair<size_t, size_t>> matches;
-    for (const std::string& piece : pieces) {
-      matches.clear();
-      regex_.ForEachMatch(piece, [&](size_t begin, size_t end) { matches.emplace_back(begin, end); });
-      SplitByMatches(piece, matches, behavior_, false, out);
-    }
-    pieces = std::move(out);
+  void PreTokenize(PieceList& pieces, bool /*at_text_start*/) const override {
+    CutPieces(pieces.text, pieces.spans, behavior_, false,
+              [&](std::string_view piece, const auto& emit) { regex_.ForEachMatch(piece, emit); });
   }
 
  private:

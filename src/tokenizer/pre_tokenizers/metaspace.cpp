@@ -30,12 +30,13 @@ class MetaspacePreTokenizer : public PreTokenizer {
     }
   }
 
-  void PreTokenize(std::vector<std::string>& pieces, bool at_text_start) const override {
-    std::vector<std::string> out;
-    out.reserve(pieces.size() * 2);
+  void PreTokenize(PieceList& pieces, bool at_text_start) const override {
+    PieceList out;
+    out.spans.reserve(pieces.size() * 2);
     std::vector<std::pair<size_t, size_t>> matches;
+    std::string text;
     for (size_t i = 0; i < pieces.size(); ++i) {
-      std::string text;
+      text.clear();
       text.reserve(pieces[i].size() + replacement_.size());
       for (const char c : pieces[i]) {
         if (c == ' ') {
@@ -47,8 +48,10 @@ class MetaspacePreTokenizer : public PreTokenizer {
       const bool prepend =
           scheme_ == PrependScheme::kAlways || (scheme_ == PrependScheme::kFirst && i == 0 && at_text_start);
       if (prepend && text.compare(0, replacement_.size(), replacement_) != 0) text.insert(0, replacement_);
+      const size_t base = out.text.size();
+      out.text += text;
       if (!split_) {
-        out.push_back(std::move(text));
+        out.spans.emplace_back(base, out.text.size());
         continue;
       }
       matches.clear();
@@ -56,7 +59,7 @@ class MetaspacePreTokenizer : public PreTokenizer {
            pos = text.find(replacement_, pos + replacement_.size())) {
         matches.emplace_back(pos, pos + replacement_.size());
       }
-      SplitByMatches(text, matches, SplitBehavior::kMergedWithNext, false, out);
+      SplitByMatches(text, base, matches, SplitBehavior::kMergedWithNext, false, out.spans);
     }
     pieces = std::move(out);
   }

@@ -7,7 +7,7 @@ namespace {
 class SequencePreTokenizer : public PreTokenizer {
  public:
   explicit SequencePreTokenizer(std::vector<std::unique_ptr<PreTokenizer>> steps) : steps_(std::move(steps)) {}
-  void PreTokenize(std::vector<std::string>& pieces, bool at_text_start) const override {
+  void PreTokenize(PieceList& pieces, bool at_text_start) const override {
     for (const auto& step : steps_) step->PreTokenize(pieces, at_text_start);
   }
 

@@ -13,16 +13,9 @@ class SplitPreTokenizer : public PreTokenizer {
         behavior_(ParseSplitBehavior(config.Child("behavior"))),
         invert_(config.BoolOr("invert", false)) {}
 
-  void PreTokenize(std::vector<std::string>& pieces, bool /*at_text_start*/) const override {
-    std::vector<std::string> out;
-    out.reserve(pieces.size() * 2);
-    std::vector<std::pair<size_t, size_t>> matches;
-    for (const std::string& piece : pieces) {
-      matches.clear();
-      pattern_.ForEachMatch(piece, [&](size_t begin, size_t end) { matches.emplace_back(begin, end); });
-      SplitByMatches(piece, matches, behavior_, invert_, out);
-    }
-    pieces = std::move(out);
+  void PreTokenize(PieceList& pieces, bool /*at_text_start*/) const override {
+    CutPieces(pieces.text, pieces.spans, behavior_, invert_,
+              [&](std::string_view piece, const auto& emit) { pattern_.ForEachMatch(piece, emit); });
   }
 
  private:

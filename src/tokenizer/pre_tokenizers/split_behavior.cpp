@@ -15,8 +15,8 @@ SplitBehavior ParseSplitBehavior(const JsonNode& value) {
              "' (expected Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous)");
 }
 
-void SplitByMatches(std::string_view text, const std::vector<std::pair<size_t, size_t>>& matches,
-                    SplitBehavior behavior, bool invert, std::vector<std::string>& out) {
+void SplitByMatches(std::string_view text, size_t base, const std::vector<std::pair<size_t, size_t>>& matches,
+                    SplitBehavior behavior, bool invert, std::vector<std::pair<size_t, size_t>>& out) {
   struct Span {
     size_t begin, end;
     bool is_match;
@@ -81,7 +81,7 @@ void SplitByMatches(std::string_view text, const std::vector<std::pair<size_t, s
       break;
   }
   for (const auto& [begin, end] : pieces) {
-    if (end > begin) out.emplace_back(text.substr(begin, end - begin));
+    if (end > begin) out.emplace_back(base + begin, base + end);
   }
 }
 

@@ -12,15 +12,9 @@ class RegexPiecesPreTokenizer : public PreTokenizer {
   RegexPiecesPreTokenizer(const JsonNode& config, const char* pattern, bool invert)
       : regex_(pattern, config), invert_(invert) {}
 
-  void PreTokenize(std::vector<std::string>& pieces, bool /*at_text_start*/) const override {
-    std::vector<std::string> out;
-    std::vector<std::pair<size_t, size_t>> matches;
-    for (const std::string& piece : pieces) {
-      matches.clear();
-      regex_.ForEachMatch(piece, [&](size_t begin, size_t end) { matches.emplace_back(begin, end); });
-      SplitByMatches(piece, matches, SplitBehavior::kRemoved, invert_, out);
-    }
-    pieces = std::move(out);
+  void PreTokenize(PieceList& pieces, bool /*at_text_start*/) const override {
+    CutPieces(pieces.text, pieces.spans, SplitBehavior::kRemoved, invert_,
+              [&](std::string_view piece, const auto& emit) { regex_.ForEachMatch(piece, emit); });
   }
 
  private:

@@ -8,9 +8,9 @@
 namespace modelkit::bench {
 namespace {
 
-build::ModelSpec Spec(const std::string& shape) {
-  build::ModelSpec spec;
-  spec.arch = build::Arch::kQwen3;
+builder::ModelSpec Spec(const std::string& shape) {
+  builder::ModelSpec spec;
+  spec.arch = builder::Arch::kQwen3;
   if (shape == "0.6b") {  // Qwen3-0.6B's dimensions
     spec.hidden_size = 1024;
     spec.num_layers = 28;
@@ -36,21 +36,21 @@ build::ModelSpec Spec(const std::string& shape) {
 
 }  // namespace
 
-build::BuildOptions GenerateBenchBundle(const std::string& shape, const std::filesystem::path& output_dir,
+builder::BuildOptions GenerateBenchBundle(const std::string& shape, const std::filesystem::path& output_dir,
                                         int64_t context_length) {
   if (shape != "tiny" && shape != "0.6b") throw std::invalid_argument("bundle shape must be tiny or 0.6b: " + shape);
-  build::BuildOptions options;
+  builder::BuildOptions options;
   options.output_dir = output_dir;
   options.random = true;
   options.random_spec = Spec(shape);
   options.seed = 1;
   options.context_length = context_length;
-  options.precision = shape == "0.6b" ? build::Precision::kInt4 : build::Precision::kFp32;
+  options.precision = shape == "0.6b" ? builder::Precision::kInt4 : builder::Precision::kFp32;
   return options;
 }
 
-void BuildGenerateBenchBundle(const build::BuildOptions& options, int threads) {
-  build::BuildBundle(options);
+void BuildGenerateBenchBundle(const builder::BuildOptions& options, int threads) {
+  builder::BuildBundle(options);
   const std::filesystem::path path = options.output_dir / "genai_config.json";
   std::ifstream in(path);
   nlohmann::ordered_json config = nlohmann::ordered_json::parse(in);

@@ -6,16 +6,16 @@
 #include <filesystem>
 #include <string>
 
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 
 namespace modelkit::bench {
 
 // The options that build `shape` ("tiny" or "0.6b") into `output_dir` with `context_length` positions.
-build::BuildOptions GenerateBenchBundle(const std::string& shape, const std::filesystem::path& output_dir,
+builder::BuildOptions GenerateBenchBundle(const std::string& shape, const std::filesystem::path& output_dir,
                                         int64_t context_length);
 
 // Builds the bundle and sets model.decoder.session_options.intra_op_num_threads to `threads` in its
 // genai_config.json, as a user would.
-void BuildGenerateBenchBundle(const build::BuildOptions& options, int threads);
+void BuildGenerateBenchBundle(const builder::BuildOptions& options, int threads);
 
 }  // namespace modelkit::bench

@@ -236,10 +236,10 @@ int main(int argc, char** argv) {
   const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
   const int64_t context = argc > 4 ? std::atoll(argv[4]) : prompt_tokens + new_tokens + 1;
   const fs::path dir = fs::temp_directory_path() / ("modelkit-generate-memory-bench-" + std::to_string(getpid()));
-  const modelkit::build::BuildOptions build = modelkit::bench::GenerateBenchBundle("0.6b", dir / "bundle", context);
+  const modelkit::builder::BuildOptions build = modelkit::bench::GenerateBenchBundle("0.6b", dir / "bundle", context);
   modelkit::bench::BuildGenerateBenchBundle(build, threads);
   const fs::path bundle = build.output_dir;
-  const modelkit::build::ModelSpec& spec = build.random_spec;
+  const modelkit::builder::ModelSpec& spec = build.random_spec;
 
   // Both bandwidths before the children run, with nothing else of ours resident.
   constexpr size_t kBufferBytes = size_t{1} << 30;

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   const int threads = argc > 4 ? std::atoi(argv[4]) : 1;
   const fs::path dir = fs::temp_directory_path() / ("modelkit-generate-bench-" + std::to_string(getpid()));
 
-  const modelkit::build::BuildOptions build =
+  const modelkit::builder::BuildOptions build =
       modelkit::bench::GenerateBenchBundle(shape, dir / "bundle", prompt_tokens + new_tokens + 1);
   modelkit::bench::BuildGenerateBenchBundle(build, threads);
 

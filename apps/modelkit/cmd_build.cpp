@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "modelkit/base/error.h"
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 #include "modelkit/device/ep_catalog.h"
 #include "progress_bar.h"
 
@@ -13,7 +13,7 @@ namespace modelkit::app {
 namespace {
 
 struct BuildFlags {
-  build::BuildOptions options;
+  builder::BuildOptions options;
   std::string checkpoint;
   std::string tokenizer;
   std::string arch;
@@ -43,9 +43,9 @@ std::string PipelineEpKey(const std::string& ep) {
   return row->Alias() == "cpu" ? "" : row->Alias();
 }
 
-build::Precision ParsePrecision(const std::string& text) {
-  if (text == "int4") return build::Precision::kInt4;
-  return text == "fp16" ? build::Precision::kFp16 : build::Precision::kFp32;
+builder::Precision ParsePrecision(const std::string& text) {
+  if (text == "int4") return builder::Precision::kInt4;
+  return text == "fp16" ? builder::Precision::kFp16 : builder::Precision::kFp32;
 }
 
 void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
@@ -62,9 +62,9 @@ void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
     if (command.count(flag) == 0) throw UsageError(std::string("--random needs ") + flag);
   }
   if (flags.vocab_size == 0 && flags.tokenizer.empty()) throw UsageError("--random needs --vocab-size or --tokenizer");
-  const auto arch = build::ParseArch(flags.arch);
+  const auto arch = builder::ParseArch(flags.arch);
   if (!arch) throw UsageError("--arch '" + flags.arch + "' is not supported; supported: qwen3, llama");
-  build::ModelSpec& spec = flags.options.random_spec;
+  builder::ModelSpec& spec = flags.options.random_spec;
   spec.arch = *arch;
   spec.hidden_size = flags.hidden_size;
   spec.num_layers = flags.layers;
@@ -73,21 +73,21 @@ void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
   spec.head_dim = flags.head_dim > 0 ? flags.head_dim : (flags.heads > 0 ? flags.hidden_size / flags.heads : 0);
   spec.intermediate_size = flags.intermediate_size;
   spec.vocab_size = flags.vocab_size;
-  spec.rope_theta = flags.rope_theta > 0 ? flags.rope_theta : (spec.arch == build::Arch::kQwen3 ? 1e6 : 1e4);
-  spec.tie_word_embeddings = spec.arch == build::Arch::kQwen3;
+  spec.rope_theta = flags.rope_theta > 0 ? flags.rope_theta : (spec.arch == builder::Arch::kQwen3 ? 1e6 : 1e4);
+  spec.tie_word_embeddings = spec.arch == builder::Arch::kQwen3;
 }
 
 int RunBuild(BuildFlags& flags, const CLI::App& command) {
-  build::BuildOptions& options = flags.options;
+  builder::BuildOptions& options = flags.options;
   if (!flags.checkpoint.empty()) options.checkpoint_dir = flags.checkpoint;
   if (!flags.tokenizer.empty()) options.tokenizer_dir = flags.tokenizer;
   if (flags.context_length != 0) options.context_length = flags.context_length;
-  options.layout = flags.layout == "pipeline" ? build::Layout::kPipeline : build::Layout::kFlat;
+  options.layout = flags.layout == "pipeline" ? builder::Layout::kPipeline : builder::Layout::kFlat;
   options.precision = ParsePrecision(flags.precision);
   if (!flags.lm_head_precision.empty()) options.lm_head_precision = ParsePrecision(flags.lm_head_precision);
   options.embeddings_precision = ParsePrecision(flags.embeddings_precision);
   options.int4_symmetric = !flags.int4_zero_points;
-  if (options.layout == build::Layout::kPipeline) options.ep = PipelineEpKey(options.ep);
+  if (options.layout == builder::Layout::kPipeline) options.ep = PipelineEpKey(options.ep);
   ApplyRandomFlags(flags, command);
 
   ProgressBar bar("building");
@@ -95,13 +95,13 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
     bar.Update(static_cast<int>(done), static_cast<int>(total), " tensors");
   };
   const auto start = std::chrono::steady_clock::now();
-  const build::BuildResult result = build::BuildBundle(options);
+  const builder::BuildResult result = builder::BuildBundle(options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const build::ModelSpec& spec = result.spec;
+  const builder::ModelSpec& spec = result.spec;
   std::printf(
       "built %s: %s, %lld layers, hidden %lld, heads %lld/%lld, head dim %lld, vocab %lld, context %lld, "
       "%s, %s layout, %.1f MB in %.1f s\n",
-      options.output_dir.string().c_str(), build::ArchName(spec.arch).c_str(), static_cast<long long>(spec.num_layers),
+      options.output_dir.string().c_str(), builder::ArchName(spec.arch).c_str(), static_cast<long long>(spec.num_layers),
       static_cast<long long>(spec.hidden_size), static_cast<long long>(spec.num_heads),
       static_cast<long long>(spec.num_kv_heads), static_cast<long long>(spec.head_dim),
       static_cast<long long>(spec.vocab_size), static_cast<long long>(result.context_length), flags.precision.c_str(),
@@ -115,7 +115,7 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
   auto flags = std::make_shared<BuildFlags>();
   CLI::App* command =
       app.add_subcommand("build", "Make a genai bundle from a Hugging Face checkpoint or from random weights");
-  build::BuildOptions& o = flags->options;
+  builder::BuildOptions& o = flags->options;
   command->add_option("-o,--output", o.output_dir, "Bundle directory to write")->required();
   command->add_flag("--overwrite", o.overwrite, "Replace a non-empty output directory");
   command->add_option("--checkpoint", flags->checkpoint,

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "modelkit/base/files.h"
-#include "modelkit/build/random_weights.h"
+#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 #include "support/cli.h"
 #include "support/flat_decoder_runner.h"
@@ -58,8 +58,8 @@ class BuildCliTest : public ::testing::Test {
  protected:
   // A valid tiny llama checkpoint in tmp_/ckpt (bf16).
   fs::path WriteCheckpoint() {
-    const build::ModelSpec spec = TinySpec(build::Arch::kLlama);
-    WriteHfCheckpoint(tmp_.path() / "ckpt", spec, build::RandomWeights(spec, 2), "BF16");
+    const builder::ModelSpec spec = TinySpec(builder::Arch::kLlama);
+    WriteHfCheckpoint(tmp_.path() / "ckpt", spec, builder::RandomWeights(spec, 2), "BF16");
     return tmp_.path() / "ckpt";
   }
   ProcessResult BuildFrom(const fs::path& checkpoint) {
@@ -268,10 +268,10 @@ TEST_F(BuildCliTest, UnsupportedArchitecture) {
 }
 
 TEST_F(BuildCliTest, MissingTensor) {
-  const build::ModelSpec spec = TinySpec(build::Arch::kLlama);
-  const build::RandomWeights weights(spec, 2);
+  const builder::ModelSpec spec = TinySpec(builder::Arch::kLlama);
+  const builder::RandomWeights weights(spec, 2);
   std::vector<RawTensor> tensors;
-  for (const build::TensorRef& ref : build::ExpectedTensors(spec)) {
+  for (const builder::TensorRef& ref : builder::ExpectedTensors(spec)) {
     if (ref.name == "model.layers.1.mlp.up_proj.weight") continue;
     tensors.push_back({ref.name, "F32", ref.shape, EncodeFloats(weights.Load(ref.name, ref.shape), "F32")});
   }
@@ -291,10 +291,10 @@ TEST_F(BuildCliTest, WrongShape) {
 }
 
 TEST_F(BuildCliTest, UnsupportedDtype) {
-  const build::ModelSpec spec = TinySpec(build::Arch::kLlama);
-  const build::RandomWeights weights(spec, 2);
+  const builder::ModelSpec spec = TinySpec(builder::Arch::kLlama);
+  const builder::RandomWeights weights(spec, 2);
   std::vector<RawTensor> tensors;
-  for (const build::TensorRef& ref : build::ExpectedTensors(spec)) {
+  for (const builder::TensorRef& ref : builder::ExpectedTensors(spec)) {
     std::string bytes = EncodeFloats(weights.Load(ref.name, ref.shape), "F32");
     if (ref.name == "model.norm.weight") {
       tensors.push_back({ref.name, "I32", ref.shape, bytes});

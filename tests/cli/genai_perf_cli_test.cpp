@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 #include "support/build_fixtures.h"
 #include "support/cli.h"
 #include "support/lavapipe.h"
@@ -26,22 +26,22 @@ class GenaiPerfCliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    build::BuildOptions options;
+    builder::BuildOptions options;
     options.random = true;
-    options.random_spec = TinySpec(build::Arch::kLlama);
+    options.random_spec = TinySpec(builder::Arch::kLlama);
     options.random_spec.vocab_size = 0;  // follow the tokenizer
     options.seed = 11;
     options.context_length = 64;
     options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
     options.output_dir = dir_->path() / "pipeline";
-    options.layout = build::Layout::kPipeline;
+    options.layout = builder::Layout::kPipeline;
     options.ep = "simnpu";
-    build::BuildBundle(options);
+    builder::BuildBundle(options);
     options.output_dir = dir_->path() / "flat";
-    options.layout = build::Layout::kFlat;
+    options.layout = builder::Layout::kFlat;
     options.ep.clear();
-    options.precision = build::Precision::kInt4;
-    build::BuildBundle(options);
+    options.precision = builder::Precision::kInt4;
+    builder::BuildBundle(options);
   }
   static void TearDownTestSuite() { delete dir_; }
 

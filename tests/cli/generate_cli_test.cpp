@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 #include "support/build_fixtures.h"
 #include "support/cli.h"
 #include "support/temp_dir.h"
@@ -22,15 +22,15 @@ class GenerateCliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    build::BuildOptions options;
+    builder::BuildOptions options;
     options.output_dir = dir_->path() / "bundle";
     options.random = true;
-    options.random_spec = TinySpec(build::Arch::kLlama);
+    options.random_spec = TinySpec(builder::Arch::kLlama);
     options.random_spec.vocab_size = 0;  // follow the tokenizer
     options.seed = 5;
     options.context_length = 96;
     options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
-    build::BuildBundle(options);
+    builder::BuildBundle(options);
     bundle_ = options.output_dir;
   }
   static void TearDownTestSuite() { delete dir_; }
@@ -128,15 +128,15 @@ TEST_F(GenerateCliTest, GreedyOverridesABundleThatSamples) {
 // timeout or exit 0, and dying of the signal shows as `signal`.
 TEST_F(GenerateCliTest, InterruptStopsBetweenStepsWithExit130) {
   TempDir tmp;
-  build::BuildOptions options;
+  builder::BuildOptions options;
   options.output_dir = tmp.path() / "long";
   options.random = true;
-  options.random_spec = TinySpec(build::Arch::kLlama);
+  options.random_spec = TinySpec(builder::Arch::kLlama);
   options.random_spec.vocab_size = 0;
   options.seed = 5;
   options.context_length = 131072;
   options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
-  build::BuildBundle(options);
+  builder::BuildBundle(options);
 
   const auto child = StartModelkit({"generate", "-m", options.output_dir.string(), "--prompt", "Hello there",
                                     "--ignore-eos", "--max-new-tokens", "130000"});

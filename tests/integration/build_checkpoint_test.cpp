@@ -8,8 +8,8 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
-#include "modelkit/build/bundle_builder.h"
-#include "modelkit/build/random_weights.h"
+#include "modelkit/builder/bundle_builder.h"
+#include "modelkit/builder/random_weights.h"
 #include "modelkit/generate/config.h"
 #include "support/build_fixtures.h"
 #include "support/flat_decoder_runner.h"
@@ -19,12 +19,12 @@
 namespace modelkit::test {
 namespace {
 
-using build::Arch;
+using builder::Arch;
 
 const std::vector<int64_t> kPrompt = {3, 141, 59, 26, 53, 58};
 
-build::BuildOptions CheckpointOptions(const std::filesystem::path& checkpoint, const std::filesystem::path& out) {
-  build::BuildOptions options;
+builder::BuildOptions CheckpointOptions(const std::filesystem::path& checkpoint, const std::filesystem::path& out) {
+  builder::BuildOptions options;
   options.checkpoint_dir = checkpoint;
   options.output_dir = out;
   return options;
@@ -32,21 +32,21 @@ build::BuildOptions CheckpointOptions(const std::filesystem::path& checkpoint, c
 
 TEST(BuildCheckpointTest, F32CheckpointGivesTheRandomBuildExactly) {
   for (const Arch arch : {Arch::kQwen3, Arch::kLlama}) {
-    SCOPED_TRACE(build::ArchName(arch));
+    SCOPED_TRACE(builder::ArchName(arch));
     TempDir tmp;
-    const build::ModelSpec spec = TinySpec(arch);
-    const build::RandomWeights weights(spec, 11);
+    const builder::ModelSpec spec = TinySpec(arch);
+    const builder::RandomWeights weights(spec, 11);
     WriteHfCheckpoint(tmp.path() / "ckpt", spec, weights, "F32");
 
-    build::BuildOptions random;
+    builder::BuildOptions random;
     random.output_dir = tmp.path() / "from_random";
     random.random = true;
     random.random_spec = spec;
     random.seed = 11;
     random.context_length = 128;  // the checkpoint's max_position_embeddings
-    build::BuildBundle(random);
-    const build::BuildResult built =
-        build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "from_ckpt"));
+    builder::BuildBundle(random);
+    const builder::BuildResult built =
+        builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "from_ckpt"));
     EXPECT_EQ(built.context_length, 128);
 
     EXPECT_EQ(ReadTextFile(tmp.path() / "from_ckpt" / "model.onnx", "model"),
@@ -66,19 +66,19 @@ TEST(BuildCheckpointTest, HalfPrecisionCheckpointsMatchTheReferenceOnRoundedWeig
     int shards;
   };
   for (const Case& c : {Case{Arch::kQwen3, "BF16", 1}, Case{Arch::kLlama, "BF16", 3}, Case{Arch::kQwen3, "F16", 2}}) {
-    SCOPED_TRACE(build::ArchName(c.arch) + " " + c.dtype + " in " + std::to_string(c.shards) + " file(s)");
+    SCOPED_TRACE(builder::ArchName(c.arch) + " " + c.dtype + " in " + std::to_string(c.shards) + " file(s)");
     TempDir tmp;
-    const build::ModelSpec spec = TinySpec(c.arch);
-    const build::RandomWeights weights(spec, 5);
+    const builder::ModelSpec spec = TinySpec(c.arch);
+    const builder::RandomWeights weights(spec, 5);
     WriteHfCheckpoint(tmp.path() / "ckpt", spec, weights, c.dtype, c.shards);
-    build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+    builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
     const std::string dtype = c.dtype;
     ReferenceDecoder reference(ReferenceConfigFor(spec),
                                ReferenceWeightsFrom(spec, weights, [&](const std::string&, std::vector<float>& w) {
                                  for (float& v : w) v = RoundTrip(v, dtype);
                                }));
     const LogitComparison cmp = CompareWithReference(tmp.path() / "bundle", reference, kPrompt, 4);
-    std::printf("[ %s %s checkpoint ] max |logit diff| = %.3g\n", build::ArchName(c.arch).c_str(), c.dtype,
+    std::printf("[ %s %s checkpoint ] max |logit diff| = %.3g\n", builder::ArchName(c.arch).c_str(), c.dtype,
                 cmp.max_abs_diff);
     EXPECT_LT(cmp.max_abs_diff, 2e-3);
     EXPECT_TRUE(cmp.same_argmax);
@@ -87,19 +87,19 @@ TEST(BuildCheckpointTest, HalfPrecisionCheckpointsMatchTheReferenceOnRoundedWeig
 
 TEST(BuildCheckpointTest, WithoutTieKeyTheEmbeddingsAreSharedOnlyWhenLmHeadIsAbsent) {
   TempDir tmp;
-  const build::ModelSpec spec = TinySpec(Arch::kQwen3);  // tied: no lm_head.weight written
-  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
+  const builder::ModelSpec spec = TinySpec(Arch::kQwen3);  // tied: no lm_head.weight written
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, builder::RandomWeights(spec, 1), "F32");
   std::string config = ReadTextFile(tmp.path() / "ckpt" / "config.json", "config");
   const size_t at = config.find("\"tie_word_embeddings\"");
   config.erase(at, config.find('\n', at) - at + 1);
   tmp.Write("ckpt/config.json", config);
   EXPECT_TRUE(
-      build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle")).spec.tie_word_embeddings);
+      builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle")).spec.tie_word_embeddings);
 }
 
 TEST(BuildCheckpointTest, RopeScalingLinearAndLlama3MatchTheReference) {
-  const build::ModelSpec spec = TinySpec(Arch::kLlama);
-  const build::RandomWeights weights(spec, 8);
+  const builder::ModelSpec spec = TinySpec(Arch::kLlama);
+  const builder::RandomWeights weights(spec, 8);
   // original_max_position_embeddings 64 puts head_dim 16's wavelengths (6 ... 20000) in all three llama3 bands.
   const std::pair<const char*, const char*> cases[] = {
       {"linear", R"({"rope_type": "linear", "factor": 2.0})"},
@@ -112,7 +112,7 @@ TEST(BuildCheckpointTest, RopeScalingLinearAndLlama3MatchTheReference) {
     std::string config = ReadTextFile(tmp.path() / "ckpt" / "config.json", "config");
     config.replace(config.find("\"rope_scaling\": null"), 20, std::string("\"rope_scaling\": ") + scaling);
     tmp.Write("ckpt/config.json", config);
-    build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+    builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
     ReferenceConfig reference_config = ReferenceConfigFor(spec);
     reference_config.rope_type = type;
     reference_config.rope_factor = std::string(type) == "linear" ? 2.0 : 8.0;
@@ -130,10 +130,10 @@ TEST(BuildCheckpointTest, RopeScalingLinearAndLlama3MatchTheReference) {
 
 TEST(BuildCheckpointTest, SpecialTokensComeFromConfigAndGenerationConfig) {
   TempDir tmp;
-  const build::ModelSpec spec = TinySpec(Arch::kQwen3);
-  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "BF16");
+  const builder::ModelSpec spec = TinySpec(Arch::kQwen3);
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, builder::RandomWeights(spec, 1), "BF16");
   tmp.Write("ckpt/generation_config.json", R"({"bos_token_id": 1, "eos_token_id": [2, 9]})");
-  build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
+  builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "bundle"));
   const std::string config = ReadTextFile(tmp.path() / "bundle" / "genai_config.json", "config");
   EXPECT_NE(config.find("\"eos_token_id\": [\n            2,\n            9\n        ]"), std::string::npos) << config;
   EXPECT_NE(config.find("\"bos_token_id\": 1"), std::string::npos);
@@ -149,9 +149,9 @@ nlohmann::json ReadSearch(const std::filesystem::path& bundle) {
 // keys it lacks keep the builder's defaults, and the runtime then samples with them.
 TEST(BuildCheckpointTest, GenerationConfigSettingsBecomeTheSearchDefaults) {
   TempDir tmp;
-  const build::ModelSpec spec = TinySpec(Arch::kQwen3);
-  WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
-  build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "plain"));
+  const builder::ModelSpec spec = TinySpec(Arch::kQwen3);
+  WriteHfCheckpoint(tmp.path() / "ckpt", spec, builder::RandomWeights(spec, 1), "F32");
+  builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "plain"));
   const nlohmann::json plain = ReadSearch(tmp.path() / "plain");
   EXPECT_EQ(plain["do_sample"], false);
   EXPECT_EQ(plain["top_k"], 50);
@@ -161,7 +161,7 @@ TEST(BuildCheckpointTest, GenerationConfigSettingsBecomeTheSearchDefaults) {
             R"({"bos_token_id": 1, "do_sample": true, "eos_token_id": [2, 9], "pad_token_id": 2,
                 "temperature": 0.6, "top_k": 20, "top_p": 0.95, "repetition_penalty": null,
                 "transformers_version": "4.51.0"})");
-  build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "sampled"));
+  builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "sampled"));
   nlohmann::json expected = plain;
   expected["do_sample"] = true;
   expected["temperature"] = 0.6;
@@ -180,11 +180,11 @@ TEST(BuildCheckpointTest, BadGenerationConfigIsInvalidAndWritesNothing) {
        {R"({"temperature": "hot"})", R"({"top_k": 2.5})", R"({"do_sample": 1})", "{not json", "[1, 2]"}) {
     SCOPED_TRACE(text);
     TempDir tmp;
-    const build::ModelSpec spec = TinySpec(Arch::kQwen3);
-    WriteHfCheckpoint(tmp.path() / "ckpt", spec, build::RandomWeights(spec, 1), "F32");
+    const builder::ModelSpec spec = TinySpec(Arch::kQwen3);
+    WriteHfCheckpoint(tmp.path() / "ckpt", spec, builder::RandomWeights(spec, 1), "F32");
     tmp.Write("ckpt/generation_config.json", text);
     try {
-      build::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "out" / "bundle"));
+      builder::BuildBundle(CheckpointOptions(tmp.path() / "ckpt", tmp.path() / "out" / "bundle"));
       ADD_FAILURE() << "no error";
     } catch (const Error& error) {
       EXPECT_EQ(error.code(), ExitCode::kInvalidModel);

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "modelkit/base/files.h"
-#include "modelkit/build/bundle_builder.h"
-#include "modelkit/build/random_weights.h"
+#include "modelkit/builder/bundle_builder.h"
+#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 #include "support/flat_decoder_runner.h"
 #include "support/pipeline_runner.h"
@@ -16,12 +16,12 @@
 namespace modelkit::test {
 namespace {
 
-using build::Arch;
+using builder::Arch;
 
 const std::vector<int64_t> kPrompt = {2, 71, 82, 81, 82, 8, 45};
 
-build::BuildOptions Options(const std::filesystem::path& out, Arch arch, build::Layout layout) {
-  build::BuildOptions options;
+builder::BuildOptions Options(const std::filesystem::path& out, Arch arch, builder::Layout layout) {
+  builder::BuildOptions options;
   options.output_dir = out;
   options.random = true;
   options.random_spec = TinySpec(arch);
@@ -35,13 +35,13 @@ class BuildPipelineTest : public ::testing::TestWithParam<Arch> {};
 
 TEST_P(BuildPipelineTest, MatchesReferenceAndFlat) {
   TempDir tmp;
-  const build::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), build::Layout::kPipeline);
-  const build::BuildResult result = build::BuildBundle(pipeline);
-  build::BuildBundle(Options(tmp.path() / "flat", GetParam(), build::Layout::kFlat));
+  const builder::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), builder::Layout::kPipeline);
+  const builder::BuildResult result = builder::BuildBundle(pipeline);
+  builder::BuildBundle(Options(tmp.path() / "flat", GetParam(), builder::Layout::kFlat));
 
   PipelineRunner runner(pipeline.output_dir);
   ReferenceDecoder reference(ReferenceConfigFor(result.spec),
-                             ReferenceWeightsFrom(result.spec, build::RandomWeights(result.spec, pipeline.seed)));
+                             ReferenceWeightsFrom(result.spec, builder::RandomWeights(result.spec, pipeline.seed)));
   std::vector<std::vector<std::string>> stages;
   const LogitComparison cmp = CompareRunWithReference(
       [&](const std::vector<int64_t>& chunk) {
@@ -50,7 +50,7 @@ TEST_P(BuildPipelineTest, MatchesReferenceAndFlat) {
         return logits;
       },
       result.spec.vocab_size, reference, kPrompt, 5);
-  std::printf("[ pipeline %s ] max |logit diff| vs reference = %.3g\n", build::ArchName(GetParam()).c_str(),
+  std::printf("[ pipeline %s ] max |logit diff| vs reference = %.3g\n", builder::ArchName(GetParam()).c_str(),
               cmp.max_abs_diff);
   EXPECT_LT(cmp.max_abs_diff, 2e-3);
   EXPECT_TRUE(cmp.same_argmax);
@@ -67,20 +67,20 @@ TEST_P(BuildPipelineTest, MatchesReferenceAndFlat) {
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) max_diff = std::max(max_diff, static_cast<double>(std::fabs(a[i] - b[i])));
   }
-  std::printf("[ pipeline %s ] max |logit diff| vs flat = %.3g\n", build::ArchName(GetParam()).c_str(), max_diff);
+  std::printf("[ pipeline %s ] max |logit diff| vs flat = %.3g\n", builder::ArchName(GetParam()).c_str(), max_diff);
   EXPECT_LT(max_diff, 1e-4);
 }
 
 TEST_P(BuildPipelineTest, Int4PipelineMatchesInt4Flat) {
   TempDir tmp;
-  build::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), build::Layout::kPipeline);
-  pipeline.precision = build::Precision::kInt4;
+  builder::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), builder::Layout::kPipeline);
+  pipeline.precision = builder::Precision::kInt4;
   pipeline.int4_accuracy_level = 0;
-  build::BuildBundle(pipeline);
-  build::BuildOptions flat_options = pipeline;
+  builder::BuildBundle(pipeline);
+  builder::BuildOptions flat_options = pipeline;
   flat_options.output_dir = tmp.path() / "flat";
-  flat_options.layout = build::Layout::kFlat;
-  build::BuildBundle(flat_options);
+  flat_options.layout = builder::Layout::kFlat;
+  builder::BuildBundle(flat_options);
   PipelineRunner a(pipeline.output_dir);
   FlatDecoderRunner b(flat_options.output_dir);
   double max_diff = 0;
@@ -93,13 +93,13 @@ TEST_P(BuildPipelineTest, Int4PipelineMatchesInt4Flat) {
 
 TEST_P(BuildPipelineTest, Fp16PipelineMatchesFp16Flat) {
   TempDir tmp;
-  build::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), build::Layout::kPipeline);
-  pipeline.precision = build::Precision::kFp16;
-  build::BuildBundle(pipeline);
-  build::BuildOptions flat_options = pipeline;
+  builder::BuildOptions pipeline = Options(tmp.path() / "pipeline", GetParam(), builder::Layout::kPipeline);
+  pipeline.precision = builder::Precision::kFp16;
+  builder::BuildBundle(pipeline);
+  builder::BuildOptions flat_options = pipeline;
   flat_options.output_dir = tmp.path() / "flat";
-  flat_options.layout = build::Layout::kFlat;
-  build::BuildBundle(flat_options);
+  flat_options.layout = builder::Layout::kFlat;
+  builder::BuildBundle(flat_options);
   PipelineRunner a(pipeline.output_dir);
   FlatDecoderRunner b(flat_options.output_dir, 64);
   double max_diff = 0, max_logit = 0;
@@ -110,20 +110,20 @@ TEST_P(BuildPipelineTest, Fp16PipelineMatchesFp16Flat) {
       max_logit = std::max(max_logit, static_cast<double>(std::fabs(y[i])));
     }
   }
-  std::printf("[ pipeline fp16 %s ] max |logit diff| vs flat fp16 = %.3g\n", build::ArchName(GetParam()).c_str(),
+  std::printf("[ pipeline fp16 %s ] max |logit diff| vs flat fp16 = %.3g\n", builder::ArchName(GetParam()).c_str(),
               max_diff);
   EXPECT_GT(max_logit, 1.0);
   EXPECT_LT(max_diff, 0.01 * max_logit);  // fp16 rounding may differ where the graphs are cut
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, BuildPipelineTest, ::testing::Values(Arch::kQwen3, Arch::kLlama),
-                         [](const auto& param_info) { return build::ArchName(param_info.param); });
+                         [](const auto& param_info) { return builder::ArchName(param_info.param); });
 
 TEST(BuildPipelineConfigTest, StagesAndSessionOptions) {
   TempDir tmp;
-  build::BuildOptions options = Options(tmp.path() / "bundle", Arch::kQwen3, build::Layout::kPipeline);
+  builder::BuildOptions options = Options(tmp.path() / "bundle", Arch::kQwen3, builder::Layout::kPipeline);
   options.ep = "qnn";
-  build::BuildBundle(options);
+  builder::BuildBundle(options);
   const auto config =
       nlohmann::ordered_json::parse(ReadTextFile(options.output_dir / "genai_config.json", "genai config"));
   EXPECT_EQ(config["model"]["type"], "decoder-pipeline");

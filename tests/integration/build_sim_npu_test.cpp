@@ -2,7 +2,7 @@
 // claims its nodes (counted by the plugin, not by us).
 #include <gtest/gtest.h>
 
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 #include "modelkit/ort/runtime.h"
 #include "support/build_fixtures.h"
 #include "support/sim_npu.h"
@@ -14,8 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct BuildCase {
-  build::Layout layout;
-  build::Precision precision;
+  builder::Layout layout;
+  builder::Precision precision;
   const char* label;
 };
 
@@ -23,15 +23,15 @@ class BuiltModelsOnSimNpu : public ::testing::TestWithParam<BuildCase> {};
 
 TEST_P(BuiltModelsOnSimNpu, EveryModelLoadsOnCpuAndOnTheNpu) {
   TempDir tmp;
-  build::BuildOptions options;
+  builder::BuildOptions options;
   options.output_dir = tmp.path() / "bundle";
   options.random = true;
-  options.random_spec = TinySpec(build::Arch::kQwen3);
+  options.random_spec = TinySpec(builder::Arch::kQwen3);
   options.seed = 5;
   options.context_length = 64;
   options.layout = GetParam().layout;
   options.precision = GetParam().precision;
-  build::BuildBundle(options);
+  builder::BuildBundle(options);
   Ort::Env& env = ort::SharedEnv();
   int models = 0;
   for (const fs::directory_entry& entry : fs::directory_iterator(options.output_dir)) {
@@ -45,15 +45,15 @@ TEST_P(BuiltModelsOnSimNpu, EveryModelLoadsOnCpuAndOnTheNpu) {
     EXPECT_NO_THROW(Ort::Session(env, entry.path().c_str(), npu)) << entry.path();
     EXPECT_GT(ReadSimNpuCounters().claimed_nodes, claimed_before) << entry.path() << ": nothing ran on the NPU";
   }
-  EXPECT_EQ(models, GetParam().layout == build::Layout::kPipeline ? 4 : 1);
+  EXPECT_EQ(models, GetParam().layout == builder::Layout::kPipeline ? 4 : 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, BuiltModelsOnSimNpu,
-    ::testing::Values(BuildCase{build::Layout::kFlat, build::Precision::kFp32, "flat_fp32"},
-                      BuildCase{build::Layout::kFlat, build::Precision::kInt4, "flat_int4"},
-                      BuildCase{build::Layout::kPipeline, build::Precision::kFp32, "pipeline_fp32"},
-                      BuildCase{build::Layout::kPipeline, build::Precision::kInt4, "pipeline_int4"}),
+    ::testing::Values(BuildCase{builder::Layout::kFlat, builder::Precision::kFp32, "flat_fp32"},
+                      BuildCase{builder::Layout::kFlat, builder::Precision::kInt4, "flat_int4"},
+                      BuildCase{builder::Layout::kPipeline, builder::Precision::kFp32, "pipeline_fp32"},
+                      BuildCase{builder::Layout::kPipeline, builder::Precision::kInt4, "pipeline_int4"}),
     [](const auto& test_info) { return std::string(test_info.param.label); });
 
 }  // namespace

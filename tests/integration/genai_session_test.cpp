@@ -50,7 +50,7 @@ class GenaiSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     RegisterSimNpu();
-    build::BuildOptions options = TinyGenerateOptions(tmp_.path() / "pipeline", build::Layout::kPipeline);
+    builder::BuildOptions options = TinyGenerateOptions(tmp_.path() / "pipeline", builder::Layout::kPipeline);
     options.ep = "simnpu";
     reference_tokens_ = ReferenceGreedy(BuildWithReference(options), kPrompt, kNewTokens);
     bundle_ = options.output_dir;
@@ -141,8 +141,8 @@ TEST_F(GenaiSessionTest, DeviceNpuResolvesToTheSimulatedNpu) {
 }
 
 TEST_F(GenaiSessionTest, RespectingACpuBundleRegistersNoPlugin) {
-  build::BuildOptions flat = TinyGenerateOptions(tmp_.path() / "flat", build::Layout::kFlat);
-  build::BuildBundle(flat);
+  builder::BuildOptions flat = TinyGenerateOptions(tmp_.path() / "flat", builder::Layout::kFlat);
+  builder::BuildBundle(flat);
   session::PluginMachineAccess machine(SimNpuPlugins());
   session::GenaiSessionOptions options = Options();
   options.bundle_dir = flat.output_dir;

@@ -14,7 +14,7 @@
 namespace modelkit::test {
 namespace {
 
-using build::Layout;
+using builder::Layout;
 constexpr int64_t kContext = 48;
 
 class GenerateEdgeTest : public ::testing::Test {
@@ -24,8 +24,8 @@ class GenerateEdgeTest : public ::testing::Test {
     flat_ = dir_->path() / "flat";
     pipeline_ = dir_->path() / "pipeline";
     reference_ = new ReferenceDecoder(
-        BuildWithReference(TinyGenerateOptions(flat_, Layout::kFlat, build::Precision::kFp32, kContext)));
-    build::BuildBundle(TinyGenerateOptions(pipeline_, Layout::kPipeline, build::Precision::kFp32, kContext));
+        BuildWithReference(TinyGenerateOptions(flat_, Layout::kFlat, builder::Precision::kFp32, kContext)));
+    builder::BuildBundle(TinyGenerateOptions(pipeline_, Layout::kPipeline, builder::Precision::kFp32, kContext));
   }
   static void TearDownTestSuite() {
     delete reference_;

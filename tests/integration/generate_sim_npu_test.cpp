@@ -93,33 +93,33 @@ void ExpectSimNpuTokensEqualCpu(const std::filesystem::path& cpu, const std::fil
 
 // Builds the same weights twice under `tmp` ("cpu", and "npu" whose stages the test routes to the NPU, the pipeline
 // one built with --ep simnpu), returning the reference decoder of those weights.
-ReferenceDecoder BuildCpuAndNpuBundles(const TempDir& tmp, build::Layout layout) {
+ReferenceDecoder BuildCpuAndNpuBundles(const TempDir& tmp, builder::Layout layout) {
   RegisterSimNpu();
-  build::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", layout);
+  builder::BuildOptions cpu = TinyGenerateOptions(tmp.path() / "cpu", layout);
   const ReferenceDecoder reference = BuildWithReference(cpu);
-  build::BuildOptions npu = cpu;
+  builder::BuildOptions npu = cpu;
   npu.output_dir = tmp.path() / "npu";
-  if (layout == build::Layout::kPipeline) npu.ep = "simnpu";
-  build::BuildBundle(npu);
+  if (layout == builder::Layout::kPipeline) npu.ep = "simnpu";
+  builder::BuildBundle(npu);
   return reference;
 }
 
 TEST(GenerateSimNpuTest, PipelineOnSimNpuEqualsCpu) {
   TempDir tmp;
-  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, build::Layout::kPipeline);
+  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, builder::Layout::kPipeline);
   ExpectSimNpuTokensEqualCpu(tmp.path() / "cpu", tmp.path() / "npu", {"ctx", "iter"}, reference);
 }
 
 TEST(GenerateSimNpuTest, FlatSharedBufferOnSimNpuEqualsCpu) {
   TempDir tmp;
-  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, build::Layout::kFlat);
+  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, builder::Layout::kFlat);
   ExpectSimNpuTokensEqualCpu(tmp.path() / "cpu", tmp.path() / "npu", {"."}, reference);
 }
 
 // The growing KV cache (present is a new, longer buffer each step) on the NPU as well.
 TEST(GenerateSimNpuTest, FlatGrowingKvOnSimNpuEqualsCpu) {
   TempDir tmp;
-  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, build::Layout::kFlat);
+  const ReferenceDecoder reference = BuildCpuAndNpuBundles(tmp, builder::Layout::kFlat);
   for (const char* bundle : {"cpu", "npu"}) {
     EditGenaiConfig(tmp.path() / bundle, [](auto& config) { config["search"]["past_present_share_buffer"] = false; });
   }
@@ -131,9 +131,9 @@ TEST(GenerateSimNpuTest, FlatGrowingKvOnSimNpuEqualsCpu) {
 TEST(GenerateSimNpuTest, PipelineRunsOnSimNpu) {
   RegisterSimNpu();
   TempDir tmp;
-  build::BuildOptions npu = TinyGenerateOptions(tmp.path() / "npu", build::Layout::kPipeline);
+  builder::BuildOptions npu = TinyGenerateOptions(tmp.path() / "npu", builder::Layout::kPipeline);
   npu.ep = "simnpu";
-  build::BuildBundle(npu);
+  builder::BuildBundle(npu);
   const device::EpCatalog catalog = CatalogWithSimNpu();
   generate::LoadOptions load;
   load.catalog = &catalog;
@@ -153,9 +153,9 @@ TEST(GenerateSimNpuTest, PipelineRunsOnSimNpu) {
 
 TEST(GenerateSimNpuTest, UnknownProviderIsAUsageError) {
   TempDir tmp;
-  build::BuildOptions options = TinyGenerateOptions(tmp.path() / "b", build::Layout::kPipeline);
+  builder::BuildOptions options = TinyGenerateOptions(tmp.path() / "b", builder::Layout::kPipeline);
   options.ep = "simnpu";
-  build::BuildBundle(options);
+  builder::BuildBundle(options);
   generate::LoadOptions load;
   load.load_tokenizer = false;  // built-in catalog only: no simnpu row
   try {

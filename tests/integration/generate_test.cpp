@@ -12,8 +12,8 @@
 namespace modelkit::test {
 namespace {
 
-using build::Layout;
-using build::Precision;
+using builder::Layout;
+using builder::Precision;
 
 constexpr int kNewTokens = 40;
 
@@ -75,7 +75,7 @@ TEST(GenerateTest, PipelineFp32MatchesReferenceAndFlat) {
   ExpectReferenceTokens(pipeline.output_dir, reference);
 
   const auto flat = TinyGenerateOptions(tmp.path() / "flat", Layout::kFlat);
-  build::BuildBundle(flat);
+  builder::BuildBundle(flat);
   const auto flat_model = LoadIdsOnly(flat.output_dir);
   const auto pipeline_model = LoadIdsOnly(pipeline.output_dir);
   for (const auto& prompt : kPrompts) {
@@ -97,7 +97,7 @@ TEST(GenerateTest, PipelineFp32MatchesReferenceAndFlat) {
 TEST(GenerateTest, SeededSamplingIsReproducible) {
   TempDir tmp;
   const auto options = TinyGenerateOptions(tmp.path() / "flat", Layout::kFlat);
-  build::BuildBundle(options);
+  builder::BuildBundle(options);
   const auto model = LoadIdsOnly(options.output_dir);
   generate::GenerateOptions sampling = Greedy(24);
   sampling.do_sample = true;

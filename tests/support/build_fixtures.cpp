@@ -7,23 +7,23 @@
 
 namespace modelkit::test {
 
-build::ModelSpec TinySpec(build::Arch arch) {
-  build::ModelSpec spec;
+builder::ModelSpec TinySpec(builder::Arch arch) {
+  builder::ModelSpec spec;
   spec.arch = arch;
   spec.hidden_size = 64;
   spec.num_layers = 2;
   spec.num_heads = 4;
   spec.num_kv_heads = 2;
-  spec.head_dim = arch == build::Arch::kQwen3 ? 32 : 16;
+  spec.head_dim = arch == builder::Arch::kQwen3 ? 32 : 16;
   spec.intermediate_size = 96;
   spec.vocab_size = 256;
-  spec.rope_theta = arch == build::Arch::kQwen3 ? 1e6 : 1e4;
+  spec.rope_theta = arch == builder::Arch::kQwen3 ? 1e6 : 1e4;
   spec.rms_norm_eps = 1e-6;
-  spec.tie_word_embeddings = arch == build::Arch::kQwen3;
+  spec.tie_word_embeddings = arch == builder::Arch::kQwen3;
   return spec;
 }
 
-ReferenceConfig ReferenceConfigFor(const build::ModelSpec& spec) {
+ReferenceConfig ReferenceConfigFor(const builder::ModelSpec& spec) {
   ReferenceConfig config;
   config.hidden_size = spec.hidden_size;
   config.num_layers = spec.num_layers;
@@ -34,15 +34,15 @@ ReferenceConfig ReferenceConfigFor(const build::ModelSpec& spec) {
   config.vocab_size = spec.vocab_size;
   config.rms_norm_eps = spec.rms_norm_eps;
   config.rope_theta = spec.rope_theta;
-  config.qk_norm = spec.arch == build::Arch::kQwen3;
+  config.qk_norm = spec.arch == builder::Arch::kQwen3;
   config.tie_word_embeddings = spec.tie_word_embeddings;
   return config;
 }
 
-ReferenceWeights ReferenceWeightsFrom(const build::ModelSpec& spec, const build::WeightSource& source,
+ReferenceWeights ReferenceWeightsFrom(const builder::ModelSpec& spec, const builder::WeightSource& source,
                                       const std::function<void(const std::string&, std::vector<float>&)>& transform) {
   ReferenceWeights weights;
-  for (const build::TensorRef& ref : build::ExpectedTensors(spec)) {
+  for (const builder::TensorRef& ref : builder::ExpectedTensors(spec)) {
     std::vector<float> values = source.Load(ref.name, ref.shape);
     if (transform) transform(ref.name, values);
     weights[ref.name] = std::move(values);

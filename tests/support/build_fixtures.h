@@ -8,26 +8,26 @@
 #include <ostream>
 #include <vector>
 
-#include "modelkit/build/model_spec.h"
-#include "modelkit/build/weight_source.h"
+#include "modelkit/builder/model_spec.h"
+#include "modelkit/builder/weight_source.h"
 #include "support/reference_decoder.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 // Test output names the architecture instead of printing its bytes.
 inline void PrintTo(Arch arch, std::ostream* out) { *out << ArchName(arch); }
-}  // namespace modelkit::build
+}  // namespace modelkit::builder
 
 namespace modelkit::test {
 
 // A few-MB model of `arch`: 2 layers, hidden 64, 4 heads over 2 KV heads, vocab 256. Qwen3 gets head_dim 32
 // (not hidden / heads) and tied embeddings, as Qwen3 checkpoints have; Llama untied lm_head.
-build::ModelSpec TinySpec(build::Arch arch);
+builder::ModelSpec TinySpec(builder::Arch arch);
 
-ReferenceConfig ReferenceConfigFor(const build::ModelSpec& spec);
+ReferenceConfig ReferenceConfigFor(const builder::ModelSpec& spec);
 
 // Every tensor the spec needs, read from `source` and passed through `transform` (name, values) when given.
 ReferenceWeights ReferenceWeightsFrom(
-    const build::ModelSpec& spec, const build::WeightSource& source,
+    const builder::ModelSpec& spec, const builder::WeightSource& source,
     const std::function<void(const std::string&, std::vector<float>&)>& transform = {});
 
 struct LogitComparison {

@@ -5,15 +5,15 @@
 #include <map>
 
 #include "modelkit/base/files.h"
-#include "modelkit/build/int4.h"
-#include "modelkit/build/random_weights.h"
+#include "modelkit/builder/int4.h"
+#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 
 namespace modelkit::test {
 namespace {
 
 // MatMulNBits blocks dequantised independently of the quantiser: low nibble first, zero point 8 unless given.
-std::vector<float> Dequantize(const build::Int4Weight& q) {
+std::vector<float> Dequantize(const builder::Int4Weight& q) {
   std::vector<float> w(static_cast<size_t>(q.n * q.k));
   const int64_t zp_per_row = (q.blocks_per_row + 1) / 2;
   for (int64_t r = 0; r < q.n; ++r) {
@@ -35,12 +35,12 @@ std::vector<float> Dequantize(const build::Int4Weight& q) {
 
 }  // namespace
 
-build::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, build::Layout layout,
-                                        build::Precision precision, int64_t context_length) {
-  build::BuildOptions options;
+builder::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, builder::Layout layout,
+                                        builder::Precision precision, int64_t context_length) {
+  builder::BuildOptions options;
   options.output_dir = out;
   options.random = true;
-  options.random_spec = TinySpec(build::Arch::kLlama);
+  options.random_spec = TinySpec(builder::Arch::kLlama);
   options.seed = 11;
   options.context_length = context_length;
   options.layout = layout;
@@ -49,20 +49,20 @@ build::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, build:
   return options;
 }
 
-ReferenceDecoder BuildWithReference(const build::BuildOptions& options) {
-  const build::BuildResult result = build::BuildBundle(options);
-  const build::ModelSpec& spec = result.spec;
+ReferenceDecoder BuildWithReference(const builder::BuildOptions& options) {
+  const builder::BuildResult result = builder::BuildBundle(options);
+  const builder::ModelSpec& spec = result.spec;
   ReferenceConfig config = ReferenceConfigFor(spec);
-  if (options.precision != build::Precision::kInt4) {
-    return ReferenceDecoder(config, ReferenceWeightsFrom(spec, build::RandomWeights(spec, options.seed)));
+  if (options.precision != builder::Precision::kInt4) {
+    return ReferenceDecoder(config, ReferenceWeightsFrom(spec, builder::RandomWeights(spec, options.seed)));
   }
   std::map<std::string, std::vector<int64_t>> shapes;
-  for (const build::TensorRef& ref : build::ExpectedTensors(spec)) shapes[ref.name] = ref.shape;
+  for (const builder::TensorRef& ref : builder::ExpectedTensors(spec)) shapes[ref.name] = ref.shape;
   const auto quantise = [&](std::vector<float>& w, int64_t n, int64_t k) {
-    w = Dequantize(build::QuantizeInt4(w, n, k, options.block_size, options.int4_symmetric));
+    w = Dequantize(builder::QuantizeInt4(w, n, k, options.block_size, options.int4_symmetric));
   };
   ReferenceWeights weights =
-      ReferenceWeightsFrom(spec, build::RandomWeights(spec, options.seed), [&](const std::string& name, auto& w) {
+      ReferenceWeightsFrom(spec, builder::RandomWeights(spec, options.seed), [&](const std::string& name, auto& w) {
         if (name.find("_proj.weight") != std::string::npos || name == "lm_head.weight") {
           quantise(w, shapes.at(name)[0], shapes.at(name)[1]);
         }

@@ -9,18 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 #include "support/reference_decoder.h"
 
 namespace modelkit::test {
 
 // Options for a tiny Llama bundle (vocab 256, no tokenizer, untied lm_head so greedy continuations vary) at `out`.
-build::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, build::Layout layout,
-                                        build::Precision precision = build::Precision::kFp32,
+builder::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, builder::Layout layout,
+                                        builder::Precision precision = builder::Precision::kFp32,
                                         int64_t context_length = 128);
 
 // Builds the bundle and returns a reference decoder over the same (for int4: dequantised) weights.
-ReferenceDecoder BuildWithReference(const build::BuildOptions& options);
+ReferenceDecoder BuildWithReference(const builder::BuildOptions& options);
 
 // The reference's greedy continuation of `prompt`: `count` tokens (argmax, first index on ties).
 std::vector<int32_t> ReferenceGreedy(ReferenceDecoder reference, const std::vector<int32_t>& prompt, int count);

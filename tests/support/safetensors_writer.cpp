@@ -95,8 +95,8 @@ void WriteSafetensors(const std::filesystem::path& path, const std::vector<RawTe
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-std::string HfConfigJson(const build::ModelSpec& spec) {
-  const bool qwen3 = spec.arch == build::Arch::kQwen3;
+std::string HfConfigJson(const builder::ModelSpec& spec) {
+  const bool qwen3 = spec.arch == builder::Arch::kQwen3;
   nlohmann::ordered_json config = {{"architectures", {qwen3 ? "Qwen3ForCausalLM" : "LlamaForCausalLM"}},
                                    {"model_type", qwen3 ? "qwen3" : "llama"},
                                    {"hidden_size", spec.hidden_size},
@@ -119,11 +119,11 @@ std::string HfConfigJson(const build::ModelSpec& spec) {
   return config.dump(2);
 }
 
-void WriteHfCheckpoint(const std::filesystem::path& dir, const build::ModelSpec& spec,
-                       const build::WeightSource& source, const std::string& dtype, int shards) {
+void WriteHfCheckpoint(const std::filesystem::path& dir, const builder::ModelSpec& spec,
+                       const builder::WeightSource& source, const std::string& dtype, int shards) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "config.json") << HfConfigJson(spec);
-  const std::vector<build::TensorRef> refs = build::ExpectedTensors(spec);
+  const std::vector<builder::TensorRef> refs = builder::ExpectedTensors(spec);
   std::vector<std::vector<RawTensor>> files(static_cast<size_t>(shards));
   for (size_t i = 0; i < refs.size(); ++i) {
     files[i % files.size()].push_back(

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "modelkit/build/model_spec.h"
-#include "modelkit/build/weight_source.h"
+#include "modelkit/builder/model_spec.h"
+#include "modelkit/builder/weight_source.h"
 
 namespace modelkit::test {
 
@@ -27,10 +27,10 @@ float RoundTrip(float value, const std::string& dtype);
 void WriteSafetensors(const std::filesystem::path& path, const std::vector<RawTensor>& tensors);
 
 // config.json for `spec` in the Hugging Face spelling.
-std::string HfConfigJson(const build::ModelSpec& spec);
+std::string HfConfigJson(const builder::ModelSpec& spec);
 
 // Writes config.json and the tensors of `spec` from `source` in `dtype`, in `shards` files (an index when > 1).
-void WriteHfCheckpoint(const std::filesystem::path& dir, const build::ModelSpec& spec,
-                       const build::WeightSource& source, const std::string& dtype, int shards = 1);
+void WriteHfCheckpoint(const std::filesystem::path& dir, const builder::ModelSpec& spec,
+                       const builder::WeightSource& source, const std::string& dtype, int shards = 1);
 
 }  // namespace modelkit::test

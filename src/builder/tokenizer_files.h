@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 struct TokenizerInfo {
   std::vector<std::filesystem::path> files;  // existing tokenizer files to copy
@@ -21,4 +21,4 @@ struct TokenizerInfo {
 // Error(kInvalidModel) naming the file for unparsable JSON.
 TokenizerInfo InspectTokenizer(const std::filesystem::path& dir, bool required);
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 // ONNX TensorProto.DataType values used here.
 enum class OnnxType : int { kFloat = 1, kUint8 = 2, kInt32 = 6, kInt64 = 7, kFloat16 = 10 };
@@ -78,4 +78,4 @@ class OnnxModelWriter {
   std::string outputs_;
 };
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 class WeightSource {
  public:
@@ -19,4 +19,4 @@ class WeightSource {
   virtual std::vector<float> Load(const std::string& name, const std::vector<int64_t>& shape) const = 0;
 };
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

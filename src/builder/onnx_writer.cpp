@@ -5,7 +5,7 @@
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 // Protobuf wire format: varints, length-delimited fields and 32-bit floats are all ONNX needs.
@@ -212,4 +212,4 @@ uint64_t OnnxModelWriter::Finish() {
   return model.str().size() + data_size_;
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

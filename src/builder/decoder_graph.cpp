@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "modelkit/build/int4.h"
+#include "modelkit/builder/int4.h"
 #include "onnx_writer.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 OnnxType ActivationType(const DecoderGraphOptions& options) {
   return options.precision == Precision::kFp16 ? OnnxType::kFloat16 : OnnxType::kFloat;
@@ -325,4 +325,4 @@ uint64_t WriteLmHeadStage(const ModelSpec& spec, const WeightSource& weights, co
   return writer.Finish();
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "modelkit/build/model_spec.h"
+#include "modelkit/builder/model_spec.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 enum class Layout { kFlat, kPipeline };
 // kFp16: fp16 weights, activations, KV cache and logits. kInt4: MatMulNBits weights, fp32 activations.
@@ -52,4 +52,4 @@ struct BuildResult {
 // options or a missing input directory; Error(kInvalidModel) for a bad checkpoint or tokenizer.
 BuildResult BuildBundle(const BuildOptions& options);
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -1,4 +1,4 @@
-#include "modelkit/build/bundle_builder.h"
+#include "modelkit/builder/bundle_builder.h"
 
 #include <unistd.h>
 
@@ -10,11 +10,11 @@
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
-#include "modelkit/build/random_weights.h"
-#include "modelkit/build/safetensors.h"
+#include "modelkit/builder/random_weights.h"
+#include "modelkit/builder/safetensors.h"
 #include "tokenizer_files.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 namespace fs = std::filesystem;
@@ -213,4 +213,4 @@ BuildResult BuildBundle(const BuildOptions& options) {
   return result;
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

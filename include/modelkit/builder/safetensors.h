@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "modelkit/build/weight_source.h"
+#include "modelkit/builder/weight_source.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 class SafetensorsFile {
  public:
@@ -58,4 +58,4 @@ class SafetensorsCheckpoint : public WeightSource {
   std::map<std::string, const SafetensorsFile*> owner_;
 };
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 struct Int4Weight {
   int64_t n = 0;
@@ -23,4 +23,4 @@ struct Int4Weight {
 // Quantises row-major `w` ([n, k]) with round-to-nearest. block_size must be a power of two >= 16.
 Int4Weight QuantizeInt4(std::span<const float> w, int64_t n, int64_t k, int64_t block_size, bool symmetric);
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -6,7 +6,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 constexpr const char* kTokenizerFiles[] = {
@@ -86,4 +86,4 @@ TokenizerInfo InspectTokenizer(const std::filesystem::path& dir, bool required) 
   return info;
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 enum class Arch { kQwen3, kLlama };
 
@@ -68,4 +68,4 @@ std::vector<TensorRef> ExpectedTensors(const ModelSpec& spec);
 // Name of a per-layer tensor: LayerTensor(3, "self_attn.q_proj.weight") = "model.layers.3.self_attn.q_proj.weight".
 std::string LayerTensor(int64_t layer, const std::string& suffix);
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -9,12 +9,12 @@
 #include <functional>
 #include <string>
 
-#include "modelkit/build/bundle_builder.h"
-#include "modelkit/build/model_spec.h"
-#include "modelkit/build/weight_source.h"
+#include "modelkit/builder/bundle_builder.h"
+#include "modelkit/builder/model_spec.h"
+#include "modelkit/builder/weight_source.h"
 #include "onnx_writer.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 struct DecoderGraphOptions {
   Precision precision = Precision::kFp32;
@@ -74,4 +74,4 @@ uint64_t WriteLayersStage(const ModelSpec& spec, const WeightSource& weights, co
 uint64_t WriteLmHeadStage(const ModelSpec& spec, const WeightSource& weights, const DecoderGraphOptions& options,
                           const std::filesystem::path& model_path, BuildProgress& progress);
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

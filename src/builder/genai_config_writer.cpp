@@ -3,7 +3,7 @@
 #include "decoder_graph.h"
 #include "modelkit/base/error.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 nlohmann::ordered_json SearchDefaults(int64_t context_length, bool share_buffer) {
@@ -166,4 +166,4 @@ void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json&
   }
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -1,10 +1,10 @@
-#include "modelkit/build/random_weights.h"
+#include "modelkit/builder/random_weights.h"
 
 #include <cmath>
 
 #include "modelkit/base/error.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 uint64_t Fnv1a(const std::string& text) {
@@ -57,4 +57,4 @@ std::vector<float> RandomWeights::Load(const std::string& name, const std::vecto
   return values;
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <map>
 
-#include "modelkit/build/model_spec.h"
-#include "modelkit/build/weight_source.h"
+#include "modelkit/builder/model_spec.h"
+#include "modelkit/builder/weight_source.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 class RandomWeights : public WeightSource {
  public:
@@ -23,4 +23,4 @@ class RandomWeights : public WeightSource {
   std::map<std::string, std::vector<int64_t>> shapes_;
 };
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -1,11 +1,11 @@
 // MatMulNBits packing: layout, padding of the last block, and the quantisation error bound.
-#include "modelkit/build/int4.h"
+#include "modelkit/builder/int4.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 TEST(Int4Test, SymmetricPacksLowNibbleFirstAroundEight) {
@@ -44,4 +44,4 @@ TEST(Int4Test, PadsTheLastBlockAndPacksZeroPointsPerRow) {
 }
 
 }  // namespace
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -1,4 +1,4 @@
-#include "modelkit/build/model_spec.h"
+#include "modelkit/builder/model_spec.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "modelkit/base/error.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 Error Invalid(const std::string& message) { return Error(ExitCode::kInvalidModel, message); }
@@ -202,4 +202,4 @@ std::vector<TensorRef> ExpectedTensors(const ModelSpec& spec) {
   return refs;
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

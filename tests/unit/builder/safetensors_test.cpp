@@ -1,5 +1,5 @@
 // The safetensors reader on hand-written files: dtypes, shards, and every way a checkpoint file can be broken.
-#include "modelkit/build/safetensors.h"
+#include "modelkit/builder/safetensors.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@ TEST(SafetensorsTest, ReadsF32F16AndBf16AsF32) {
   WriteSafetensors(tmp.path() / "m.safetensors", {{"a", "F32", {7}, EncodeFloats(values, "F32")},
                                                   {"b", "F16", {7}, EncodeFloats(values, "F16")},
                                                   {"c", "BF16", {7}, EncodeFloats(values, "BF16")}});
-  build::SafetensorsFile file(tmp.path() / "m.safetensors");
+  builder::SafetensorsFile file(tmp.path() / "m.safetensors");
   EXPECT_EQ(file.tensors().size(), 3u);
   EXPECT_EQ(file.ReadF32("a", {7}), values);
   const std::vector<float> f16 = file.ReadF32("b", {7});
@@ -49,7 +49,7 @@ TEST(SafetensorsTest, ReadsF32F16AndBf16AsF32) {
 TEST(SafetensorsTest, WrongShapeNamesFileTensorAndShapes) {
   TempDir tmp;
   WriteSafetensors(tmp.path() / "m.safetensors", {{"w", "F32", {2, 3}, EncodeFloats(std::vector<float>(6), "F32")}});
-  build::SafetensorsFile file(tmp.path() / "m.safetensors");
+  builder::SafetensorsFile file(tmp.path() / "m.safetensors");
   ExpectInvalid([&] { file.ReadF32("w", {3, 2}); }, {"m.safetensors", "'w'", "[2, 3]", "expected [3, 2]"});
   ExpectInvalid([&] { file.ReadF32("missing", {1}); }, {"no tensor 'missing'"});
 }
@@ -57,7 +57,7 @@ TEST(SafetensorsTest, WrongShapeNamesFileTensorAndShapes) {
 TEST(SafetensorsTest, UnsupportedDtypeIsNamed) {
   TempDir tmp;
   WriteSafetensors(tmp.path() / "m.safetensors", {{"q", "I8", {4}, std::string(4, '\1')}});
-  build::SafetensorsFile file(tmp.path() / "m.safetensors");
+  builder::SafetensorsFile file(tmp.path() / "m.safetensors");
   ExpectInvalid([&] { file.ReadF32("q", {4}); }, {"'q'", "unsupported dtype I8", "F32, F16, BF16"});
 }
 
@@ -67,17 +67,17 @@ TEST(SafetensorsTest, TruncatedFileNamesTheTensorPastTheEnd) {
   WriteSafetensors(path, {{"first", "F32", {4}, EncodeFloats(std::vector<float>(4), "F32")},
                           {"second", "F32", {4}, EncodeFloats(std::vector<float>(4), "F32")}});
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
-  ExpectInvalid([&] { build::SafetensorsFile file(path); }, {"m.safetensors", "truncated", "'second'"});
+  ExpectInvalid([&] { builder::SafetensorsFile file(path); }, {"m.safetensors", "truncated", "'second'"});
   std::filesystem::resize_file(path, 6);
-  ExpectInvalid([&] { build::SafetensorsFile file(path); }, {"m.safetensors", "truncated"});
+  ExpectInvalid([&] { builder::SafetensorsFile file(path); }, {"m.safetensors", "truncated"});
   std::filesystem::resize_file(path, 40);
-  ExpectInvalid([&] { build::SafetensorsFile file(path); }, {"m.safetensors", "header"});
+  ExpectInvalid([&] { builder::SafetensorsFile file(path); }, {"m.safetensors", "header"});
 }
 
 TEST(SafetensorsTest, ByteCountMustMatchShape) {
   TempDir tmp;
   WriteSafetensors(tmp.path() / "m.safetensors", {{"w", "F32", {3}, std::string(8, '\0')}});
-  ExpectInvalid([&] { build::SafetensorsFile file(tmp.path() / "m.safetensors"); }, {"'w'", "8 bytes", "need 12"});
+  ExpectInvalid([&] { builder::SafetensorsFile file(tmp.path() / "m.safetensors"); }, {"'w'", "8 bytes", "need 12"});
 }
 
 TEST(SafetensorsTest, ShardedCheckpointFollowsTheIndex) {
@@ -86,19 +86,19 @@ TEST(SafetensorsTest, ShardedCheckpointFollowsTheIndex) {
   WriteSafetensors(tmp.path() / "b.safetensors", {{"y", "BF16", {1}, EncodeFloats({2.0f}, "BF16")}});
   WriteSafetensors(tmp.path() / "stray.safetensors", {{"z", "F32", {1}, EncodeFloats({3.0f}, "F32")}});
   tmp.Write("model.safetensors.index.json", R"({"weight_map": {"x": "a.safetensors", "y": "b.safetensors"}})");
-  build::SafetensorsCheckpoint checkpoint(tmp.path());
+  builder::SafetensorsCheckpoint checkpoint(tmp.path());
   EXPECT_TRUE(checkpoint.Contains("x"));
   EXPECT_TRUE(checkpoint.Contains("y"));
   EXPECT_FALSE(checkpoint.Contains("z"));  // not in the index
   EXPECT_EQ(checkpoint.Load("y", {1}), std::vector<float>{2.0f});
   ExpectInvalid([&] { checkpoint.Load("z", {1}); }, {"no tensor 'z'"});
   tmp.Write("model.safetensors.index.json", R"({"weight_map": {"x": "gone.safetensors"}})");
-  ExpectInvalid([&] { build::SafetensorsCheckpoint broken(tmp.path()); }, {"gone.safetensors", "missing"});
+  ExpectInvalid([&] { builder::SafetensorsCheckpoint broken(tmp.path()); }, {"gone.safetensors", "missing"});
 }
 
 TEST(SafetensorsTest, DirectoryWithoutSafetensorsIsInvalid) {
   TempDir tmp;
-  ExpectInvalid([&] { build::SafetensorsCheckpoint checkpoint(tmp.path()); }, {"no *.safetensors"});
+  ExpectInvalid([&] { builder::SafetensorsCheckpoint checkpoint(tmp.path()); }, {"no *.safetensors"});
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "modelkit/build/model_spec.h"
+#include "modelkit/builder/model_spec.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 // The flat layout: one decoder `filename` with GroupQueryAttention, default tensor names, CPU session options,
 // search defaults as onnxruntime-genai's builder writes them without a generation_config.json (greedy: do_sample
@@ -25,4 +25,4 @@ nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t contex
 // of the wrong type.
 void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json& generation, const std::string& file);
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

@@ -1,4 +1,4 @@
-#include "modelkit/build/safetensors.h"
+#include "modelkit/builder/safetensors.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +12,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 Error Invalid(const std::string& message) { return Error(ExitCode::kInvalidModel, message); }
@@ -220,4 +220,4 @@ std::vector<float> SafetensorsCheckpoint::Load(const std::string& name, const st
   return it->second->ReadF32(name, shape);
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

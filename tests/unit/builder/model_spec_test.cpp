@@ -1,5 +1,5 @@
 // config.json parsing and the tensor list it implies.
-#include "modelkit/build/model_spec.h"
+#include "modelkit/builder/model_spec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include "modelkit/base/error.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 namespace {
 
 nlohmann::json Qwen3Config() {
@@ -70,4 +70,4 @@ TEST(ModelSpecTest, RejectsWhatItCannotBuild) {
 }
 
 }  // namespace
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

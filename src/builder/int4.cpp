@@ -1,11 +1,11 @@
-#include "modelkit/build/int4.h"
+#include "modelkit/builder/int4.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "modelkit/base/check.h"
 
-namespace modelkit::build {
+namespace modelkit::builder {
 
 Int4Weight QuantizeInt4(std::span<const float> w, int64_t n, int64_t k, int64_t block_size, bool symmetric) {
   MODELKIT_CHECK(block_size >= 16 && (block_size & (block_size - 1)) == 0);
@@ -62,4 +62,4 @@ Int4Weight QuantizeInt4(std::span<const float> w, int64_t n, int64_t k, int64_t 
   return q;
 }
 
-}  // namespace modelkit::build
+}  // namespace modelkit::builder

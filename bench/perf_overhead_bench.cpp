@@ -20,8 +20,9 @@
 
 #include "modelkit/device/machine.h"
 #include "modelkit/ort/runtime.h"
+#include "modelkit/perf/host_tensor.h"
 #include "modelkit/perf/onnx_benchmark.h"
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
 namespace {
 
@@ -44,7 +45,7 @@ std::vector<double> RawLoop(const BenchModel& model, int warmup, int iterations)
   for (size_t i = 0; i < session.GetOutputCount(); ++i) {
     output_names.push_back(session.GetOutputNameAllocated(i, allocator).get());
   }
-  modelkit::perf::TensorSpec spec{input_name, modelkit::perf::ElementType::kFloat, {}, true};
+  modelkit::report::TensorSpec spec{input_name, modelkit::report::ElementType::kFloat, {}, true};
   HostTensor input = modelkit::perf::MakeSyntheticTensor(spec, model.shape, 1);
   const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   Ort::Value value = Ort::Value::CreateTensor(memory, reinterpret_cast<float*>(input.data.data()), input.ElementCount(),
@@ -64,9 +65,9 @@ std::vector<double> RawLoop(const BenchModel& model, int warmup, int iterations)
 
 std::vector<double> ModelkitLoop(const BenchModel& model, const modelkit::device::Machine& machine, int warmup,
                                  int iterations, const fs::path& shape_config) {
-  modelkit::perf::OnnxPerfOptions options;
+  modelkit::report::OnnxPerfOptions options;
   options.model = model.path;
-  options.device = "cpu";
+  options.device = modelkit::device::DeviceRequest::Of(modelkit::device::DeviceKind::kCpu);
   options.warmup = warmup;
   options.iterations = iterations;
   options.shape_config = shape_config;
@@ -124,8 +125,8 @@ int main(int argc, char** argv) {
       for (double sample : RawLoop(model, 10, model_iterations)) raw.push_back(sample);
       for (double sample : ModelkitLoop(model, machine, 10, model_iterations, config)) kit.push_back(sample);
     }
-    const double raw_p50 = *modelkit::perf::Percentile(raw, 50);
-    const double kit_p50 = *modelkit::perf::Percentile(kit, 50);
+    const double raw_p50 = *modelkit::report::Percentile(raw, 50);
+    const double kit_p50 = *modelkit::report::Percentile(kit, 50);
     std::printf("%-28s %12.4f %12.4f %8.3f\n", model.label.c_str(), raw_p50, kit_p50, kit_p50 / raw_p50);
   }
 
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {
                      "--no-memory", "-q", "-o", (config_dir / "r.json").string(), "--overwrite"}));
   }
   std::printf("CLI start-up to first iteration (whole process, 1 iteration): p50 %.1f ms over %zu runs\n",
-              *modelkit::perf::Percentile(walls, 50) * 1000.0, walls.size());
+              *modelkit::report::Percentile(walls, 50) * 1000.0, walls.size());
   fs::remove_all(config_dir);
   return 0;
 }

@@ -40,7 +40,7 @@ std::string PipelineEpKey(const std::string& ep) {
   const device::EpCatalog catalog = device::EpCatalog::BuiltIn();
   const device::EpRow* row = catalog.Find(ep);
   if (row == nullptr) return ep;
-  return row->Alias() == "cpu" ? "" : row->Alias();
+  return row->IsCpu() ? "" : row->Alias();
 }
 
 builder::Precision ParsePrecision(const std::string& text) {
@@ -101,11 +101,12 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
   std::printf(
       "built %s: %s, %lld layers, hidden %lld, heads %lld/%lld, head dim %lld, vocab %lld, context %lld, "
       "%s, %s layout, %.1f MB in %.1f s\n",
-      options.output_dir.string().c_str(), builder::ArchName(spec.arch).c_str(), static_cast<long long>(spec.num_layers),
-      static_cast<long long>(spec.hidden_size), static_cast<long long>(spec.num_heads),
-      static_cast<long long>(spec.num_kv_heads), static_cast<long long>(spec.head_dim),
-      static_cast<long long>(spec.vocab_size), static_cast<long long>(result.context_length), flags.precision.c_str(),
-      flags.layout.c_str(), static_cast<double>(result.bytes_written) / 1e6, seconds);
+      options.output_dir.string().c_str(), builder::ArchName(spec.arch).c_str(),
+      static_cast<long long>(spec.num_layers), static_cast<long long>(spec.hidden_size),
+      static_cast<long long>(spec.num_heads), static_cast<long long>(spec.num_kv_heads),
+      static_cast<long long>(spec.head_dim), static_cast<long long>(spec.vocab_size),
+      static_cast<long long>(result.context_length), flags.precision.c_str(), flags.layout.c_str(),
+      static_cast<double>(result.bytes_written) / 1e6, seconds);
   return 0;
 }
 

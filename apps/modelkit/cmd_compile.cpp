@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 struct CompileCommandOptions {
   std::string model;
   std::string output;
-  std::string device = "auto";
+  device::DeviceRequest device = device::DeviceRequest::Auto();
   std::string ep;
   std::vector<std::string> ep_options;
   bool embed = false;
@@ -35,7 +35,7 @@ int RunCompile(const CompileCommandOptions& options) {
   request.ep_options = ParseEpOptions(options.ep_options);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
   const device::Resolver resolver = machine.MakeResolver();
-  const device::EpRow* requested = options.ep.empty() ? nullptr : &resolver.NormalizeEp(options.ep);
+  const device::EpRow* requested = options.ep.empty() ? nullptr : &machine.catalog.Normalize(options.ep);
   request.ep = resolver.ResolveOnnxEp(options.device, requested);
   if (!request.ep.ep->ep_context) {
     std::vector<std::string> capable;
@@ -47,7 +47,7 @@ int RunCompile(const CompileCommandOptions& options) {
   }
   const compile::EpContextCompileResult result = compile::CompileToEpContext(request);
   std::cout << "Input:   " << request.source.string() << "\n"
-            << "Device:  " << options.device << " (" << device::DeviceName(request.ep.device) << ") / "
+            << "Device:  " << options.device.Name() << " (" << device::DeviceName(request.ep.device) << ") / "
             << request.ep.ep->name << "\n";
   for (const fs::path& file : result.written) std::cout << "Output:  " << file.string() << "\n";
   char seconds[32];
@@ -64,7 +64,7 @@ void RegisterCompileCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("-m,--model", options->model, "ONNX model file (.onnx)")->required();
   command->add_option("-o,--output", options->output, "EPContext model to write (default <model>_ctx.onnx)");
   command->add_flag("--overwrite", options->overwrite, "Replace an existing output");
-  command->add_option("-d,--device", options->device, "auto, npu, gpu or cpu")->capture_default_str();
+  AddDeviceOption(*command, options->device, "auto, npu, gpu or cpu");
   command->add_option("--ep", options->ep, "EPContext-capable EP (alias or full name)");
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
   command->add_flag("--embed,!--no-embed", options->embed,

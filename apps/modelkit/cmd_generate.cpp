@@ -46,7 +46,7 @@ struct GenerateFlags {
   bool ignore_eos = false;
   std::string format = "text";
   std::string ep;
-  std::string device = "config";
+  device::DeviceRequest device = session::GenaiSessionOptions{}.device;
   GenaiCompileFlags compile;
   EpLibraryFlags ep_flags;
 };
@@ -169,8 +169,8 @@ int RunGenerate(const GenerateFlags& flags) {
   result.timings.tokenize_ns = tokenize_ns;
   if (json) {
     const nlohmann::ordered_json report = {{"bundle", flags.bundle},
-                                           {"ep", genai.ep_label()},
-                                           {"device", flags.device},
+                                           {"ep", genai.effective_ep().ReportName()},
+                                           {"device", flags.device.Name()},
                                            {"effective_device", genai.effective_device()},
                                            {"prompt_ids", result.prompt_ids},
                                            {"generated_ids", result.generated_ids},
@@ -210,10 +210,9 @@ void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
       ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
       ->capture_default_str();
   command->add_option("--ep", flags->ep, "EP override for the bundle's hardware stages (alias or full name)");
-  command
-      ->add_option("-d,--device", flags->device,
-                   "config (respect the bundle), auto, npu, gpu or cpu: the device whose EP overrides the bundle's")
-      ->capture_default_str();
+  AddDeviceOption(*command, flags->device,
+                  "config (follow the bundle's own EP routing), auto, npu, gpu or cpu: the device whose EP "
+                  "overrides the bundle's");
   flags->compile.Bind(*command);
   flags->ep_flags.Bind(*command);
   command->callback([flags, &run] { run = [flags] { return RunGenerate(*flags); }; });

@@ -8,7 +8,8 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
-#include "modelkit/perf/onnx_report.h"
+#include "modelkit/perf/onnx_benchmark.h"
+#include "modelkit/report/onnx_report.h"
 #include "perf_output.h"
 #include "progress_bar.h"
 #include "version.h"
@@ -37,15 +38,15 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   options.onnx.batch_size_given = command.count("--batch-size") > 0;
   if (command.count("--duration") > 0) options.onnx.duration_s = options.duration;
   if (ResolveRuntime(options.runtime, options.model) == "genai") return RunGenaiPerf(options, command);
-  if (EqualsIgnoreCase(options.onnx.device, "config")) {
-    throw UsageError("--device config is only valid with --runtime genai (it means: respect the bundle's config)");
-  }
-  const std::string timestamp = perf::UtcTimestamp();
+  if (options.device) options.onnx.device = *options.device;
+  if (options.iterations) options.onnx.iterations = *options.iterations;
+  if (options.warmup) options.onnx.warmup = *options.warmup;
+  const std::string timestamp = report::UtcTimestamp();
   const fs::path output = ReportOutputPath(options, options.model, timestamp);
 
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
-  perf::OnnxPerfResult result;
+  report::OnnxPerfResult result;
   PerfMonitor monitor(options.monitor);
   {
     ProgressBar bar("benchmarking");
@@ -58,13 +59,13 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
     for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
   }
   if (options.verbose > 0) {
-    std::cerr << "device " << options.onnx.device << " -> " << result.resolved_device << ", EP " << result.ep_name
-              << "; session load " << result.load_ms << " ms\n";
+    std::cerr << "device " << options.onnx.device.Name() << " -> " << result.resolved_device << ", EP "
+              << result.ep_name << "; session load " << result.load_ms << " ms\n";
   }
-  perf::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
-  nlohmann::ordered_json report = perf::OnnxReportJson(options.onnx, result, context);
-  monitor.AddTo(report);
-  return EmitPerfReport(report, options, output, perf::OnnxReportText);
+  report::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
+  nlohmann::ordered_json json = report::OnnxReportJson(options.onnx, result, context);
+  monitor.AddTo(json);
+  return EmitPerfReport(json, options, output, report::OnnxReportText);
 }
 
 }  // namespace
@@ -72,24 +73,30 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
 void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   auto options = std::make_shared<PerfCommandOptions>();
   CLI::App* command = app.add_subcommand("perf", "Benchmark an ONNX model on this machine's devices and EPs");
-  perf::OnnxPerfOptions& onnx = options->onnx;
+  report::OnnxPerfOptions& onnx = options->onnx;
   command->add_option("-m,--model", options->model, "ONNX model file (.onnx), or a genai bundle directory")->required();
   command->add_option("--runtime", options->runtime, "auto, onnx or genai (winml/winml-ort/winml-genai/ort-genai)")
       ->transform(
           CLI::IsMember({"auto", "onnx", "genai", "winml", "winml-ort", "winml-genai", "ort-genai"}, CLI::ignore_case))
       ->capture_default_str();
-  command
-      ->add_option("-d,--device", onnx.device,
-                   "auto, npu, gpu or cpu; genai bundles also take config (respect the bundle; their default)")
-      ->capture_default_str();
+  AddDeviceOption(*command, options->device,
+                  "auto, npu, gpu or cpu; genai bundles also take config (follow the bundle's own EP routing). "
+                  "Default: " +
+                      std::string(onnx.device.Name()) + " for a model, " +
+                      std::string(session::GenaiSessionOptions{}.device.Name()) + " for a bundle");
   command->add_option("--ep", onnx.ep, "Execution provider (alias or full name); see 'modelkit sys --list-ep'");
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
-  command->add_option("--iterations", onnx.iterations, "Timed iterations")
-      ->check(CLI::Range(1, 100000000))
-      ->capture_default_str();
-  command->add_option("--warmup", onnx.warmup, "Untimed warm-up iterations")
-      ->check(CLI::Range(0, 100000000))
-      ->capture_default_str();
+  const report::GenaiPerfOptions genai_defaults;
+  command
+      ->add_option("--iterations", options->iterations,
+                   "Timed iterations (requests for a bundle). Default: " + std::to_string(onnx.iterations) +
+                       " for a model, " + std::to_string(genai_defaults.iterations) + " for a bundle")
+      ->check(CLI::Range(1, 100000000));
+  command
+      ->add_option("--warmup", options->warmup,
+                   "Untimed warm-up iterations. Default: " + std::to_string(onnx.warmup) + " for a model, " +
+                       std::to_string(genai_defaults.warmup) + " for a bundle")
+      ->check(CLI::Range(0, 100000000));
   command->add_option("--duration", options->duration, "Run timed iterations for SECONDS instead of a count")
       ->check(CLI::PositiveNumber);
   command->add_option("--batch-size", onnx.batch_size, "Batch size for dynamic leading dimensions")
@@ -110,19 +117,20 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->check(CLI::Range(0, 4096));
   command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");
   command->add_flag("-v,--verbose", options->verbose, "Show resolution details and ONNX Runtime warnings");
-  GenaiPerfFlags& genai = options->genai;
+  report::GenaiPerfOptions& genai = options->genai;
+  GenaiPerfFlags& genai_flags = options->genai_flags;
   command->add_option("--prompt", genai.prompt, "Prompt text (genai)")->capture_default_str();
-  command->add_option("--prompt-file", genai.prompt_file, "File holding the prompt text (genai)");
+  command->add_option("--prompt-file", genai_flags.prompt_file, "File holding the prompt text (genai)");
   CLI::Option* apply =
-      command->add_flag("--apply-template", genai.apply_template,
+      command->add_flag("--apply-template", genai_flags.apply_template,
                         "Wrap the prompt in the bundle's chat template (genai; default when it has one)");
-  command->add_flag("--no-apply-template", genai.no_apply_template, "Feed the prompt text as it is (genai)")
+  command->add_flag("--no-apply-template", genai_flags.no_apply_template, "Feed the prompt text as it is (genai)")
       ->excludes(apply);
   command->add_option("--max-new-tokens", genai.max_new_tokens, "Tokens to generate per request (genai)")
       ->check(CLI::Range(static_cast<int64_t>(1), static_cast<int64_t>(1) << 30))
       ->capture_default_str();
   command->add_flag("--ignore-eos", genai.ignore_eos, "Generate exactly --max-new-tokens per request (genai)");
-  genai.compile.Bind(*command);
+  genai_flags.compile.Bind(*command);
   options->ep_flags.Bind(*command);
   command->callback([options, command, &run] { run = [options, command] { return RunPerf(*options, *command); }; });
 }

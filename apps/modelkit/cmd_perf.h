@@ -4,29 +4,33 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ep_flags.h"
 #include "genai_flags.h"
-#include "modelkit/perf/genai_benchmark.h"
-#include "modelkit/perf/onnx_benchmark.h"
+#include "modelkit/report/genai_run.h"
+#include "modelkit/report/onnx_run.h"
 
 namespace modelkit::app {
 
+// Flags of `perf` on a bundle that are not fields of report::GenaiPerfOptions.
 struct GenaiPerfFlags {
-  std::string prompt = perf::kDefaultGenaiPrompt;
   std::string prompt_file;
   bool apply_template = false;  // neither flag: apply when the bundle has a chat template
   bool no_apply_template = false;
-  int64_t max_new_tokens = 128;
-  bool ignore_eos = false;
   GenaiCompileFlags compile;
 };
 
 struct PerfCommandOptions {
-  perf::OnnxPerfOptions onnx;  // also holds --device, --ep, --iterations, --warmup, --memory
-  GenaiPerfFlags genai;
+  report::OnnxPerfOptions onnx;    // also holds --ep and --memory for both runtimes
+  report::GenaiPerfOptions genai;  // --prompt, --max-new-tokens, --ignore-eos
+  GenaiPerfFlags genai_flags;
+  // Flags whose default depends on the runtime (the defaults are those of `onnx` and `genai`); nullopt: not typed.
+  std::optional<device::DeviceRequest> device;
+  std::optional<int> iterations;
+  std::optional<int> warmup;
   std::string model;
   std::string runtime = "auto";
   std::vector<std::string> ep_options;

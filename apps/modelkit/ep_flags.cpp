@@ -14,6 +14,19 @@ void EpLibraryFlags::Bind(CLI::App& command) {
                      "disables the default <prefix>/lib/ep_catalog.json)");
 }
 
+CLI::Option* AddDeviceOption(CLI::App& command, device::DeviceRequest& request, const std::string& help) {
+  return command
+      .add_option_function<std::string>(
+          "-d,--device", [&request](const std::string& text) { request = device::DeviceRequest::Parse(text); }, help)
+      ->default_str(std::string(request.Name()));
+}
+
+CLI::Option* AddDeviceOption(CLI::App& command, std::optional<device::DeviceRequest>& request,
+                             const std::string& help) {
+  return command.add_option_function<std::string>(
+      "-d,--device", [&request](const std::string& text) { request = device::DeviceRequest::Parse(text); }, help);
+}
+
 namespace {
 
 // Plugin EPs shipped with modelkit are listed in <prefix>/lib/ep_catalog.json beside <prefix>/bin/modelkit.

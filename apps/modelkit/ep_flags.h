@@ -1,4 +1,4 @@
-// Flags shared by every subcommand that discovers the machine: plugin EP registration.
+// Flags shared by every subcommand that discovers the machine: plugin EP registration and --device.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "modelkit/device/device_request.h"
 #include "modelkit/device/machine.h"
 
 namespace modelkit::app {
@@ -24,6 +25,12 @@ struct EpLibraryFlags {
   // These flags as arguments for a modelkit child process (the environment is inherited anyway).
   std::vector<std::string> ForwardedArgs() const;
 };
+
+// Binds -d/--device: the text is parsed into `request` as the command line is read (a UsageError naming the valid
+// devices for an unknown one). The help shows `request`'s value at binding time as the default.
+CLI::Option* AddDeviceOption(CLI::App& command, device::DeviceRequest& request, const std::string& help);
+// The same for a command whose default depends on its input (`perf`: a model or a bundle); nullopt when not typed.
+CLI::Option* AddDeviceOption(CLI::App& command, std::optional<device::DeviceRequest>& request, const std::string& help);
 
 // --ep-options KEY=VALUE pairs as a map; whitespace around both is stripped and the last value of a key wins.
 // Throws UsageError for a pair without '=' or with an empty key.

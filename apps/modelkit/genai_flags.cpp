@@ -14,7 +14,7 @@ void GenaiCompileFlags::Bind(CLI::App& command) {
 }
 
 session::GenaiSessionOptions MakeGenaiSessionOptions(const std::string& bundle, const std::string& ep,
-                                                     const std::string& device, const GenaiCompileFlags& compile,
+                                                     device::DeviceRequest device, const GenaiCompileFlags& compile,
                                                      const EpLibraryFlags& ep_flags) {
   session::GenaiSessionOptions options;
   options.bundle_dir = bundle;

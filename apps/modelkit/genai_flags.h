@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <string>
 
 #include "ep_flags.h"
@@ -13,14 +14,14 @@ namespace modelkit::app {
 
 struct GenaiCompileFlags {
   bool compile = false;
-  double compile_timeout_s = 300;
+  double compile_timeout_s = std::chrono::duration<double>(compile::CompilerCommand{}.timeout).count();
 
   void Bind(CLI::App& command);
 };
 
 // Relative --ep-catalog/--ep-library paths are forwarded as given: the compile child runs in the same directory.
 session::GenaiSessionOptions MakeGenaiSessionOptions(const std::string& bundle, const std::string& ep,
-                                                     const std::string& device, const GenaiCompileFlags& compile,
+                                                     device::DeviceRequest device, const GenaiCompileFlags& compile,
                                                      const EpLibraryFlags& ep_flags);
 
 // Prints the session's warnings as "warning: ..." lines on stderr.

@@ -5,7 +5,7 @@
 
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
-#include "modelkit/perf/onnx_report.h"
+#include "modelkit/report/onnx_report.h"
 
 namespace modelkit::app {
 
@@ -18,7 +18,7 @@ constexpr std::chrono::milliseconds kMonitorInterval(200);
 fs::path ReportOutputPath(const PerfCommandOptions& options, const std::string& report_name,
                           const std::string& timestamp) {
   const fs::path output =
-      options.output.empty() ? perf::DefaultReportPath(report_name, timestamp) : fs::path(options.output);
+      options.output.empty() ? report::DefaultReportPath(report_name, timestamp) : fs::path(options.output);
   std::error_code ec;
   if (!options.overwrite && fs::exists(output, ec)) {
     throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");

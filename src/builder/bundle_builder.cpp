@@ -10,8 +10,8 @@
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
-#include "modelkit/builder/random_weights.h"
-#include "modelkit/builder/safetensors.h"
+#include "random_weights.h"
+#include "safetensors.h"
 #include "tokenizer_files.h"
 
 namespace modelkit::builder {

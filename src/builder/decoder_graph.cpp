@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "modelkit/builder/int4.h"
+#include "int4.h"
 #include "onnx_writer.h"
 
 namespace modelkit::builder {

@@ -11,8 +11,8 @@
 
 #include "modelkit/builder/bundle_builder.h"
 #include "modelkit/builder/model_spec.h"
-#include "modelkit/builder/weight_source.h"
 #include "onnx_writer.h"
+#include "weight_source.h"
 
 namespace modelkit::builder {
 

@@ -1,4 +1,4 @@
-#include "modelkit/builder/int4.h"
+#include "int4.h"
 
 #include <algorithm>
 #include <cmath>

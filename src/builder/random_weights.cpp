@@ -1,4 +1,4 @@
-#include "modelkit/builder/random_weights.h"
+#include "random_weights.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "modelkit/builder/safetensors.h"
+#include "safetensors.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -8,8 +8,10 @@ namespace {
 using device::EpCatalog;
 using device::EpRow;
 
-bool IsCpuKey(const std::string& key) {
-  return EqualsIgnoreCase(key, "cpu") || EqualsIgnoreCase(key, "CPUExecutionProvider");
+// A provider key naming the CPU EP. Keys the catalog does not know count as hardware.
+bool IsCpuKey(const std::string& key, const EpCatalog& catalog) {
+  const EpRow* row = catalog.Find(key);
+  return row != nullptr && row->IsCpu();
 }
 
 // Calls visit(key, options) for every provider entry of a provider_options list (entries are single-key objects).
@@ -21,10 +23,11 @@ void ForEachProvider(const Json& providers, const Visit& visit) {
   }
 }
 
-bool NamesHardware(const Json* providers) {
+bool NamesHardware(const Json* providers, const EpCatalog& catalog) {
   bool hardware = false;
-  if (providers != nullptr)
-    ForEachProvider(*providers, [&](const std::string& key, const Json&) { hardware |= !IsCpuKey(key); });
+  if (providers != nullptr) {
+    ForEachProvider(*providers, [&](const std::string& key, const Json&) { hardware |= !IsCpuKey(key, catalog); });
+  }
   return hardware;
 }
 
@@ -53,7 +56,7 @@ OverrideResult ApplyEpOverride(const Json& config, const EpRow* ep, std::optiona
                                const EpCatalog& catalog) {
   OverrideResult result{config, false, {}};
   if (ep == nullptr) return result;
-  const bool to_cpu = ep->name == "CPUExecutionProvider";
+  const bool to_cpu = ep->IsCpu();
 
   std::optional<Json> borrowed;
   ForEachPipelineStage(config, [&](const std::string&, const Json& stage) {
@@ -65,7 +68,7 @@ OverrideResult ApplyEpOverride(const Json& config, const EpRow* ep, std::optiona
   bool warned = false;
   ForEachPipelineStage(result.config, [&](const std::string& stage_name, Json& stage) {
     const Json* providers = ProviderOptionsOf(stage);
-    if (!NamesHardware(providers)) return;  // CPU stages (embeddings, lm_head) are never re-routed
+    if (!NamesHardware(providers, catalog)) return;  // CPU stages (embeddings, lm_head) are never re-routed
     Json& slot = stage["session_options"]["provider_options"];
     if (to_cpu) {
       slot = Json::array();
@@ -91,12 +94,12 @@ OverrideResult ApplyEpOverride(const Json& config, const EpRow* ep, std::optiona
   return result;
 }
 
-std::optional<std::string> BundleUsesHardwareEp(const Json& config) {
+std::optional<std::string> BundleUsesHardwareEp(const Json& config, const EpCatalog& catalog) {
   std::optional<std::string> found;
   auto scan = [&](const Json* providers) {
     if (found || providers == nullptr) return;
     ForEachProvider(*providers, [&](const std::string& key, const Json&) {
-      if (!found && !IsCpuKey(key)) found = key;
+      if (!found && !IsCpuKey(key, catalog)) found = key;
     });
   };
   if (const Json* decoder = DecoderOf(config)) scan(ProviderOptionsOf(*decoder));
@@ -106,7 +109,7 @@ std::optional<std::string> BundleUsesHardwareEp(const Json& config) {
 
 bool OverrideTookEffect(const Json& effective_config, const EpRow* ep, const EpCatalog& catalog) {
   if (ep == nullptr) return false;
-  if (ep->name == "CPUExecutionProvider") return !BundleUsesHardwareEp(effective_config).has_value();
+  if (ep->IsCpu()) return !BundleUsesHardwareEp(effective_config, catalog).has_value();
   bool routed = false;
   ForEachPipelineStage(effective_config, [&](const std::string&, const Json& stage) {
     routed |= NamesEp(ProviderOptionsOf(stage), *ep, catalog);
@@ -114,19 +117,16 @@ bool OverrideTookEffect(const Json& effective_config, const EpRow* ep, const EpC
   return routed;
 }
 
-std::string EffectiveEpLabel(const Json& effective_config, const EpRow* ep, const EpCatalog& catalog) {
-  return OverrideTookEffect(effective_config, ep, catalog) ? ep->Alias() : "config";
+device::EffectiveEp EffectiveEpOf(const Json& effective_config, const EpRow* ep, const EpCatalog& catalog) {
+  if (!OverrideTookEffect(effective_config, ep, catalog)) return {};
+  return {ep->Alias()};
 }
 
-std::optional<device::DeviceKind> SessionDevice(const EpRow* ep, const std::string& requested_device,
+std::optional<device::DeviceKind> SessionDevice(const EpRow* ep, device::DeviceRequest requested_device,
                                                 std::optional<device::DeviceKind> resolved_device) {
   if (ep == nullptr) return std::nullopt;
-  if (const std::optional<device::DeviceKind> explicit_device = device::ParseDeviceKind(requested_device)) {
-    return explicit_device;
-  }
-  if (EqualsIgnoreCase(requested_device, "auto") && resolved_device && ep->Supports(*resolved_device)) {
-    return resolved_device;
-  }
+  if (const std::optional<device::DeviceKind> explicit_device = requested_device.kind()) return explicit_device;
+  if (requested_device.is_auto() && resolved_device && ep->Supports(*resolved_device)) return resolved_device;
   return ep->PrimaryDevice();
 }
 

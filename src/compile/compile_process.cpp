@@ -1,4 +1,4 @@
-#include "modelkit/compile/compile_process.h"
+#include "compile_process.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -29,14 +29,36 @@ void EpCatalog::AddPluginRow(EpRow row, std::string_view origin) {
   rows_.push_back(std::move(row));
 }
 
-const EpRow* EpCatalog::Find(std::string_view name_or_alias) const {
-  for (const EpRow& row : rows_) {
+namespace {
+
+constexpr std::string_view kEpSuffix = "ExecutionProvider";
+
+const EpRow* FindExact(const std::deque<EpRow>& rows, std::string_view name_or_alias) {
+  for (const EpRow& row : rows) {
     if (EqualsIgnoreCase(row.name, name_or_alias)) return &row;
     for (const std::string& alias : row.aliases) {
       if (EqualsIgnoreCase(alias, name_or_alias)) return &row;
     }
   }
   return nullptr;
+}
+
+}  // namespace
+
+const EpRow* EpCatalog::Find(std::string_view name_or_alias) const {
+  if (const EpRow* row = FindExact(rows_, name_or_alias)) return row;
+  if (name_or_alias.size() > kEpSuffix.size() &&
+      EqualsIgnoreCase(name_or_alias.substr(name_or_alias.size() - kEpSuffix.size()), kEpSuffix)) {
+    return FindExact(rows_, name_or_alias.substr(0, name_or_alias.size() - kEpSuffix.size()));
+  }
+  return nullptr;
+}
+
+const EpRow& EpCatalog::Normalize(std::string_view ep) const {
+  if (const EpRow* row = Find(ep)) return *row;
+  throw UsageError("unknown execution provider '" + std::string(ep) +
+                   "' (--ep); expected one of: " + Join(AllAliases(), ", ") + ", or a full name (" +
+                   Join(CanonicalNames(), ", ") + ")." + std::string(kListEpHint));
 }
 
 std::vector<const EpRow*> EpCatalog::PriorityList(DeviceKind device) const {

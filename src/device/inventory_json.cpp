@@ -1,4 +1,4 @@
-#include "modelkit/device/inventory_json.h"
+#include "inventory_json.h"
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "inventory_json.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/base/text_table.h"
-#include "modelkit/device/inventory_json.h"
 
 namespace modelkit::device {
 namespace {

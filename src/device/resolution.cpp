@@ -8,8 +8,6 @@
 namespace modelkit::device {
 namespace {
 
-constexpr std::string_view kListEpHint = " Run 'modelkit sys --list-ep' to see what this machine has.";
-
 size_t Index(DeviceKind kind) { return static_cast<size_t>(kind); }
 
 std::string Names(const std::vector<const EpRow*>& eps) {
@@ -40,13 +38,6 @@ Resolver::Resolver(const EpCatalog& catalog, const Inventory& inventory) : catal
   }
 }
 
-const EpRow& Resolver::NormalizeEp(std::string_view ep) const {
-  if (const EpRow* row = catalog_.Find(ep)) return *row;
-  throw UsageError("unknown execution provider '" + std::string(ep) +
-                   "' (--ep); expected one of: " + Join(catalog_.AllAliases(), ", ") + ", or a full name (" +
-                   Join(catalog_.CanonicalNames(), ", ") + ")." + std::string(kListEpHint));
-}
-
 bool Resolver::Present(const EpRow* ep, DeviceKind device) const {
   const auto& list = device_eps_[Index(device)];
   return std::find(list.begin(), list.end(), ep) != list.end();
@@ -75,12 +66,11 @@ std::vector<const EpRow*> Resolver::AvailableEps() const {
 
 std::string Resolver::DescribeAvailableEps() const { return Names(AvailableEps()); }
 
-DeviceResolution Resolver::ResolveDevice(std::string_view device, const EpRow* ep) const {
-  const bool is_auto = EqualsIgnoreCase(device, "auto");
-  const std::optional<DeviceKind> explicit_device = ParseDeviceKind(device);
-  if (!is_auto && !explicit_device) {
-    throw UsageError("unknown device '" + std::string(device) + "' (--device); expected one of: auto, npu, gpu, cpu");
+DeviceResolution Resolver::ResolveDevice(DeviceRequest device, const EpRow* ep) const {
+  if (device.follows_config()) {
+    throw UsageError("--device config is only valid with --runtime genai (it means: respect the bundle's config)");
   }
+  const std::optional<DeviceKind> explicit_device = device.kind();
 
   DeviceResolution resolution;
   if (ep != nullptr) {
@@ -109,7 +99,7 @@ DeviceResolution Resolver::ResolveDevice(std::string_view device, const EpRow* e
     }
   }
 
-  if (is_auto) {
+  if (!explicit_device) {
     resolution.device = resolution.available_devices.front();
     return resolution;
   }
@@ -132,11 +122,6 @@ std::vector<const EpRow*> Resolver::ResolveEps(DeviceKind device) const {
   return eps;
 }
 
-std::vector<const EpRow*> Resolver::ResolveEps(std::string_view device) const {
-  const std::optional<DeviceKind> kind = ParseDeviceKind(device);
-  return kind ? ResolveEps(*kind) : std::vector<const EpRow*>{};
-}
-
 const EpRow* Resolver::PreferDeviceNative(const std::vector<const EpRow*>& eps, DeviceKind device) {
   if (eps.empty()) return nullptr;
   for (const EpRow* ep : eps) {
@@ -145,16 +130,13 @@ const EpRow* Resolver::PreferDeviceNative(const std::vector<const EpRow*>& eps, 
   return eps.front();
 }
 
-const EpRow* Resolver::ResolveGenaiEp(std::string_view device) const {
-  if (EqualsIgnoreCase(device, "config")) return nullptr;
+const EpRow* Resolver::ResolveGenaiEp(DeviceRequest device) const {
+  if (device.follows_config()) return nullptr;
   const DeviceResolution resolution = ResolveDevice(device);
   return PreferDeviceNative(ResolveEps(resolution.device), resolution.device);
 }
 
-EpSelection Resolver::ResolveOnnxEp(std::string_view device, const EpRow* ep) const {
-  if (EqualsIgnoreCase(device, "config")) {
-    throw UsageError("--device config is only valid with --runtime genai (it means: respect the bundle's config)");
-  }
+EpSelection Resolver::ResolveOnnxEp(DeviceRequest device, const EpRow* ep) const {
   const DeviceResolution resolution = ResolveDevice(device, ep);
   if (ep != nullptr) return {ep, resolution.device};
   const EpRow* chosen = PreferDeviceNative(ResolveEps(resolution.device), resolution.device);

@@ -31,7 +31,7 @@ void AppendSelectedEp(Ort::SessionOptions& options, const EpSelection& selection
   }
   try {
     const std::vector<Ort::ConstEpDevice> ep_devices = EpDevicesFor(ep.name, selection.device);
-    if (ep.name == "CPUExecutionProvider") return;  // always present; appending it by device changes nothing
+    if (ep.IsCpu()) return;  // always present; appending it by device changes nothing
     if (!ep_devices.empty()) {
       options.AppendExecutionProvider_V2(
           ort::SharedEnv(), ep_devices,

@@ -1,9 +1,9 @@
 // The flat layout: one decoder session fed every input it declares.
 #pragma once
 
+#include "kv_cache.h"
 #include "modelkit/generate/decoder_runner.h"
-#include "modelkit/generate/kv_cache.h"
-#include "modelkit/generate/step_tensors.h"
+#include "step_tensors.h"
 
 namespace modelkit::generate {
 

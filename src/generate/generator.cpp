@@ -5,8 +5,8 @@
 #include <random>
 
 #include "modelkit/base/error.h"
-#include "modelkit/generate/repetition_penalty.h"
 #include "modelkit/tokenizer/streaming_decoder.h"
+#include "repetition_penalty.h"
 
 namespace modelkit::generate {
 namespace {

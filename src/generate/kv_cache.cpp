@@ -1,4 +1,4 @@
-#include "modelkit/generate/kv_cache.h"
+#include "kv_cache.h"
 
 #include <sys/mman.h>
 

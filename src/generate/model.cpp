@@ -5,8 +5,8 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
-#include "modelkit/generate/session_factory.h"
 #include "modelkit/ort/runtime.h"
+#include "session_factory.h"
 
 namespace modelkit::generate {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "kv_cache.h"
 #include "modelkit/generate/decoder_runner.h"
-#include "modelkit/generate/kv_cache.h"
-#include "modelkit/generate/step_tensors.h"
+#include "step_tensors.h"
 
 namespace modelkit::generate {
 

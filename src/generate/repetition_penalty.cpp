@@ -1,4 +1,4 @@
-#include "modelkit/generate/repetition_penalty.h"
+#include "repetition_penalty.h"
 
 #include <vector>
 

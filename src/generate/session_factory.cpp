@@ -1,4 +1,4 @@
-#include "modelkit/generate/session_factory.h"
+#include "session_factory.h"
 
 #include <map>
 
@@ -9,8 +9,6 @@
 
 namespace modelkit::generate {
 namespace {
-
-constexpr std::string_view kSuffix = "ExecutionProvider";
 
 GraphOptimizationLevel OptimizationLevel(const std::string& name) {
   if (name == "ORT_DISABLE_ALL") return ORT_DISABLE_ALL;
@@ -51,19 +49,13 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
     ort::RethrowOrtError(error, "while setting the session options of " + where);
   }
   for (const ProviderConfig& provider : config.providers) {
-    std::string name = provider.name;
-    const device::EpRow* row = catalog_.Find(name);
-    if (!row && name.size() > kSuffix.size() &&
-        EqualsIgnoreCase(std::string_view(name).substr(name.size() - kSuffix.size()), kSuffix)) {
-      name.resize(name.size() - kSuffix.size());
-      row = catalog_.Find(name);
-    }
+    const device::EpRow* row = catalog_.Find(provider.name);
     if (!row) {
       throw UsageError("EP '" + provider.name + "' named by the provider_options of " + where +
                        " is not known here; register a plugin EP with --ep-library NAME=PATH or run "
                        "'modelkit sys --list-ep'");
     }
-    if (row->name == "CPUExecutionProvider") {
+    if (row->IsCpu()) {
       if (!provider.options.empty()) {
         throw Error(ExitCode::kInvalidModel, where +
                                                  ": provider_options entry 'cpu' takes no options (CPU is always "

@@ -1,9 +1,9 @@
-#include "modelkit/generate/step_tensors.h"
+#include "step_tensors.h"
 
 #include <cstring>
 
+#include "kv_cache.h"
 #include "modelkit/base/error.h"
-#include "modelkit/generate/kv_cache.h"
 
 namespace modelkit::generate {
 namespace {

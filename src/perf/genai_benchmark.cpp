@@ -3,12 +3,43 @@
 #include "modelkit/base/error.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/perf/process_memory.h"
+#include "modelkit/session/prompt_template.h"
 
 namespace modelkit::perf {
 namespace {
 
 using generate::Clock;
 using generate::NanosSince;
+using report::GenaiLoadSample;
+using report::GenaiMemorySample;
+using report::GenaiRequestSample;
+using report::GenaiStageTime;
+
+session::TemplateMode TemplateModeOf(const std::optional<bool>& apply_template) {
+  if (!apply_template) return session::TemplateMode::kAuto;
+  return *apply_template ? session::TemplateMode::kApply : session::TemplateMode::kNever;
+}
+
+// What ran, from the session after load. `monitor` is left to the caller.
+GenaiBenchmarkInfo InfoOf(const session::GenaiSession& session, const GenaiPerfOptions& options,
+                          bool template_applied) {
+  const session::GenaiSessionOptions& asked = session.options();
+  GenaiBenchmarkInfo info;
+  info.options = options;
+  info.bundle_dir = asked.bundle_dir.string();
+  info.running_model_path = session.load_dir().string();
+  info.device = asked.device;
+  info.effective_ep = session.effective_ep();
+  if (!session.effective_device().empty()) info.effective_device = session.effective_device();
+  info.compile = asked.compile;
+  info.compile_timeout_s = std::chrono::duration<double>(asked.compiler.timeout).count();
+  for (const compile::StageCompileReport& stage : session.compile_reports()) {
+    if (stage.outcome != compile::StageCompileOutcome::kFailed) info.compiled_stages.push_back(stage.stage);
+  }
+  info.template_applied = template_applied;
+  info.context_length = session.model().config().context_length;
+  return info;
+}
 
 int64_t Sum(const std::vector<int64_t>& values) {
   int64_t total = 0;
@@ -95,8 +126,8 @@ GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPer
 
   const generate::Model& model = session.model();
   if (model.tokenizer() == nullptr) throw UsageError("the bundle has no tokenizer; perf needs one to encode --prompt");
-  const session::PromptTemplate chat(model, options.template_mode);
-  result.template_applied = chat.applies();
+  const session::PromptTemplate chat(model, TemplateModeOf(options.apply_template));
+  result.info = InfoOf(session, options, chat.applies());
   const int total = options.warmup + options.iterations;
   for (int i = 0; i < total; ++i) {
     GenaiRequestSample sample = RunRequest(model, chat, options, i == 0 ? &result.first_response : nullptr);

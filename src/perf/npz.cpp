@@ -1,4 +1,4 @@
-#include "modelkit/perf/npz.h"
+#include "npz.h"
 
 #include <zip.h>
 

@@ -8,8 +8,8 @@
 #include "modelkit/base/files.h"
 #include "modelkit/device/session_ep.h"
 #include "modelkit/ort/runtime.h"
-#include "modelkit/perf/npz.h"
 #include "modelkit/perf/process_memory.h"
+#include "npz.h"
 
 namespace modelkit::perf {
 namespace {
@@ -127,7 +127,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   ValidateOptions(options);
   OnnxPerfResult result;
   const device::Resolver resolver = machine.MakeResolver();
-  const device::EpRow* requested_ep = options.ep.empty() ? nullptr : &resolver.NormalizeEp(options.ep);
+  const device::EpRow* requested_ep = options.ep.empty() ? nullptr : &machine.catalog.Normalize(options.ep);
   const device::EpSelection selection = resolver.ResolveOnnxEp(options.device, requested_ep);
   result.ep_name = selection.ep->name;
   result.ep_alias = selection.ep->Alias();
@@ -159,9 +159,10 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   }
 
   // Inputs are made and bound once, outside all timing.
-  result.fed = MakeInputs(options, result.inputs, result.warnings);
+  std::vector<HostTensor> fed = MakeInputs(options, result.inputs, result.warnings);
+  for (const HostTensor& tensor : fed) result.fed_shapes.push_back(tensor.shape);
   result.effective_batch = options.batch_size;
-  for (const HostTensor& tensor : result.fed) {
+  for (const HostTensor& tensor : fed) {
     if (!tensor.shape.empty()) {
       result.effective_batch = tensor.shape.front();
       break;
@@ -175,7 +176,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   const Ort::MemoryInfo cpu_memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   std::vector<Ort::Value> input_values;
   Ort::IoBinding binding(*session);
-  for (HostTensor& tensor : result.fed) {
+  for (HostTensor& tensor : fed) {
     input_values.push_back(ToOrtValue(tensor, cpu_memory));
     binding.BindInput(tensor.name.c_str(), input_values.back());
   }

@@ -9,7 +9,7 @@
 
 #include "modelkit/base/host_info.h"
 #include "modelkit/perf/process_memory.h"
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
 namespace modelkit::perf {
 
@@ -97,7 +97,7 @@ nlohmann::ordered_json MonitorReportJson(const std::vector<ResourceSample>& samp
     rss.push_back(sample.rss_mb);
   }
   auto rounded = [](std::optional<double> value) {
-    return value ? ordered_json(RoundTo(*value, 2)) : ordered_json(nullptr);
+    return value ? ordered_json(report::RoundTo(*value, 2)) : ordered_json(nullptr);
   };
   auto peak = [](const std::vector<double>& values) -> std::optional<double> {
     if (values.empty()) return std::nullopt;
@@ -107,7 +107,7 @@ nlohmann::ordered_json MonitorReportJson(const std::vector<ResourceSample>& samp
   block["monitor"] = true;
   block["device_kind"] = "cpu";
   block["interval_ms"] = interval.count();
-  block["cpu"] = {{"mean_pct", rounded(Mean(cpu))},
+  block["cpu"] = {{"mean_pct", rounded(report::Mean(cpu))},
                   {"peak_pct", rounded(peak(cpu))},
                   {"sample_count", samples.size()},
                   {"logical_cores", LogicalCores()}};

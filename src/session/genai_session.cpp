@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 using generate::Clock;
 using generate::NanosSince;
 
-bool RespectsConfig(const std::string& device) { return device.empty() || device == "config"; }
-
 // A staging folder for compile outputs beside _compiled/; removed with everything in it when it goes out of scope.
 // Its name makes RemoveStaleDerivedTemporaries clear it when a killed run leaves it behind.
 class StagingDir {
@@ -57,8 +55,6 @@ std::vector<const bundle::Json*> ProviderEntries(const bundle::Json& config) {
   return entries;
 }
 
-bool IsCpu(const device::EpRow& row) { return row.name == "CPUExecutionProvider"; }
-
 }  // namespace
 
 std::string EffectiveDevice(const bundle::Json& config, const device::EpCatalog& catalog) {
@@ -66,7 +62,7 @@ std::string EffectiveDevice(const bundle::Json& config, const device::EpCatalog&
   for (const bundle::Json* entry : ProviderEntries(config)) {
     const device::EpRow* row = catalog.Find(entry->begin().key());
     if (row == nullptr) return "";
-    if (IsCpu(*row)) continue;
+    if (row->IsCpu()) continue;
     const bundle::Json& options = entry->begin().value();
     std::optional<device::DeviceKind> device;
     if (options.is_object() && options.contains("device_type") && options.at("device_type").is_string()) {
@@ -83,14 +79,7 @@ std::string EffectiveDevice(const bundle::Json& config, const device::EpCatalog&
 
 GenaiSession::GenaiSession(GenaiSessionOptions options, MachineAccess& machine)
     : options_(std::move(options)), machine_(machine) {
-  if (!options_.ep.empty()) {
-    const device::Inventory nothing;
-    override_ep_ = &device::Resolver(machine_.Catalog(), nothing).NormalizeEp(options_.ep);
-  }
-  options_.device = ToLower(options_.device);
-  if (!RespectsConfig(options_.device) && options_.device != "auto" && !device::ParseDeviceKind(options_.device)) {
-    throw UsageError("unknown device '" + options_.device + "' (--device); expected config, auto, npu, gpu or cpu");
-  }
+  if (!options_.ep.empty()) override_ep_ = &machine_.Catalog().Normalize(options_.ep);
   std::error_code ec;
   if (!fs::is_directory(options_.bundle_dir, ec)) {
     throw UsageError("bundle directory not found: '" + options_.bundle_dir.string() +
@@ -113,10 +102,10 @@ const generate::Model& GenaiSession::model() const {
 }
 
 void GenaiSession::ResolveOverride() {
-  if (RespectsConfig(options_.device)) return;
-  const bool concrete = options_.device != "auto";
-  if (override_ep_ != nullptr && concrete) {
-    resolved_device_ = device::ParseDeviceKind(options_.device);
+  const device::DeviceRequest& device = options_.device;
+  if (device.follows_config()) return;
+  if (override_ep_ != nullptr && device.kind()) {
+    resolved_device_ = device.kind();
     return;
   }
   // Resolving a device needs the EPs this machine really offers, plugin EPs included.
@@ -125,11 +114,11 @@ void GenaiSession::ResolveOverride() {
   timings_.ep_registration_ns += NanosSince(start);
   const device::Resolver resolver = machine.MakeResolver();
   if (override_ep_ == nullptr) {
-    override_ep_ = resolver.ResolveGenaiEp(options_.device);
-    resolved_device_ = resolver.ResolveDevice(options_.device).device;
+    override_ep_ = resolver.ResolveGenaiEp(device);
+    resolved_device_ = resolver.ResolveDevice(device).device;
   } else {
     override_ep_ = machine.catalog.Find(override_ep_->name);
-    resolved_device_ = resolver.ResolveDevice(options_.device, override_ep_).device;
+    resolved_device_ = resolver.ResolveDevice(device, override_ep_).device;
   }
 }
 
@@ -144,8 +133,9 @@ bool GenaiSession::NeedsPluginEps() const {
 
 fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
   const fs::path& bundle_dir = options_.bundle_dir;
-  const std::vector<StageCompileRequest> requests =
-      options_.compile ? CompilableStages(effective_config_, machine_.Catalog()) : std::vector<StageCompileRequest>{};
+  const std::vector<compile::StageCompileRequest> requests =
+      options_.compile ? compile::CompilableStages(effective_config_, machine_.Catalog())
+                       : std::vector<compile::StageCompileRequest>{};
   if (requests.empty() && !changed) return bundle_dir;
 
   bundle::RemoveStaleDerivedTemporaries(bundle_dir);
@@ -155,8 +145,8 @@ fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
   if (!requests.empty()) {
     MODELKIT_CHECK(!options_.compiler.program.empty());
     staging.emplace(bundle_dir);
-    compile_reports_ = PrepareCompiledStages(bundle_dir, staging->path(), requests, options_.compiler, contents.config,
-                                             contents, warnings_);
+    compile_reports_ = compile::PrepareCompiledStages(bundle_dir, staging->path(), requests, options_.compiler,
+                                                      contents.config, contents, warnings_);
   }
   if (!bundle::DerivedBundleUpToDate(bundle_dir, contents)) bundle::WriteDerivedBundle(bundle_dir, contents);
   effective_config_ = contents.config;
@@ -181,8 +171,7 @@ void GenaiSession::Load() {
                         " did not take effect: no stage of this bundle runs on hardware it could re-route; the run "
                         "follows the bundle config");
   }
-  const std::string label = bundle::EffectiveEpLabel(effective_config_, override_ep_, catalog);
-  if (label != "config") effective_ep_ = label;
+  effective_ep_ = bundle::EffectiveEpOf(effective_config_, override_ep_, catalog);
 
   // Writers of _compiled/ and runs loading from it exclude each other, so no run reads a tree being replaced.
   std::optional<bundle::BundleLock> lock;

@@ -1,8 +1,5 @@
 #include "modelkit/session/machine_access.h"
 
-#include <mutex>
-
-#include "modelkit/compile/cache_identity.h"
 #include "modelkit/device/discovery.h"
 
 namespace modelkit::session {
@@ -33,17 +30,6 @@ const device::Machine& PluginMachineAccess::Discover() {
     discovered_ = device::LoadMachine(discovery, plugins_);
   }
   return *discovered_;
-}
-
-std::string EpLibraryVersion(const device::EpRow& row) {
-  if (!row.plugin_library) return "";
-  static std::mutex mutex;
-  static std::map<std::string, std::string> hashes;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const std::string key = row.plugin_library->string();
-  auto found = hashes.find(key);
-  if (found == hashes.end()) found = hashes.emplace(key, "xxh3:" + compile::HashFile(*row.plugin_library)).first;
-  return found->second;
 }
 
 }  // namespace modelkit::session

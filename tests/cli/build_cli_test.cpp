@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "builder/random_weights.h"
 #include "modelkit/base/files.h"
-#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 #include "support/cli.h"
 #include "support/flat_decoder_runner.h"

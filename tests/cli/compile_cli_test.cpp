@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "modelkit/compile/compile_process.h"
+#include "compile/compile_process.h"
 #include "modelkit/compile/epcontext_compile.h"
 #include "support/cli.h"
 #include "support/temp_dir.h"

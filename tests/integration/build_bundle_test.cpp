@@ -5,10 +5,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "builder/int4.h"
+#include "builder/random_weights.h"
 #include "modelkit/base/files.h"
 #include "modelkit/builder/bundle_builder.h"
-#include "modelkit/builder/int4.h"
-#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"

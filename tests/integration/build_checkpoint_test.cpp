@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <fstream>
 
+#include "builder/random_weights.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/builder/bundle_builder.h"
-#include "modelkit/builder/random_weights.h"
 #include "modelkit/generate/config.h"
 #include "support/build_fixtures.h"
 #include "support/flat_decoder_runner.h"

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "builder/random_weights.h"
 #include "modelkit/base/files.h"
 #include "modelkit/builder/bundle_builder.h"
-#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 #include "support/flat_decoder_runner.h"
 #include "support/pipeline_runner.h"

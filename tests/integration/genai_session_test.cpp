@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-using session::StageCompileOutcome;
+using compile::StageCompileOutcome;
 
 const std::vector<int32_t> kPrompt = {1, 17, 42, 99, 5};
 constexpr int kNewTokens = 24;
@@ -62,7 +62,7 @@ class GenaiSessionTest : public ::testing::Test {
     session::GenaiSessionOptions options;
     options.bundle_dir = bundle_;
     options.ep = ep;
-    options.device = device;
+    if (!device.empty()) options.device = device::DeviceRequest::Parse(device);
     options.compile = compile;
     options.compiler.program = MODELKIT_BINARY;
     options.compiler.extra_args = {"--ep-catalog", (SimNpuLibrary().parent_path() / "sim_npu_catalog.json").string()};
@@ -91,7 +91,7 @@ class GenaiSessionTest : public ::testing::Test {
 
   std::map<std::string, StageCompileOutcome> Outcomes(const session::GenaiSession& session) const {
     std::map<std::string, StageCompileOutcome> outcomes;
-    for (const session::StageCompileReport& report : session.compile_reports()) outcomes[report.stage] = report.outcome;
+    for (const compile::StageCompileReport& report : session.compile_reports()) outcomes[report.stage] = report.outcome;
     return outcomes;
   }
 
@@ -104,7 +104,7 @@ TEST_F(GenaiSessionTest, EpSimNpuRunsCtxIterOnTheNpuAndTheRestOnCpu) {
   session::PluginMachineAccess machine(SimNpuPlugins());
   session::GenaiSession session(Options("simnpu"), machine);
   session.Load();
-  EXPECT_EQ(session.effective_ep(), "simnpu");
+  EXPECT_EQ(session.effective_ep().override_alias, "simnpu");
   const auto placement = Placement(session);
   const std::set<std::string> cpu = {"CPUExecutionProvider"};
   EXPECT_EQ(placement.at("embeddings"), cpu);
@@ -118,7 +118,7 @@ TEST_F(GenaiSessionTest, EpCpuRunsEverythingOnCpuWithTheSameTokens) {
   session::PluginMachineAccess machine(SimNpuPlugins());
   session::GenaiSession session(Options("cpu"), machine);
   session.Load();
-  EXPECT_EQ(session.ep_label(), "cpu");
+  EXPECT_EQ(session.effective_ep().ReportName(), "cpu");
   EXPECT_EQ(session.effective_device(), "cpu");
   for (const auto& [stage, eps] : Placement(session)) {
     EXPECT_EQ(eps, std::set<std::string>{"CPUExecutionProvider"}) << stage;
@@ -136,7 +136,7 @@ TEST_F(GenaiSessionTest, DeviceNpuResolvesToTheSimulatedNpu) {
   session::GenaiSession session(Options("", "npu"), machine);
   session.Load();
   EXPECT_EQ(session.ep(), "simnpu");
-  EXPECT_EQ(session.ep_label(), "simnpu");
+  EXPECT_EQ(session.effective_ep().ReportName(), "simnpu");
   EXPECT_EQ(session.effective_device(), "npu");
 }
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "modelkit/ort/runtime.h"
-#include "modelkit/perf/npz.h"
+#include "perf/npz.h"
 #include "support/model_case.h"
 
 namespace modelkit {

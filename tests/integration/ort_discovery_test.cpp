@@ -49,10 +49,10 @@ TEST(OrtDiscovery, WebGpuIsAGpuEpWhoseUsabilityMatchesResolution) {
   EXPECT_EQ(webgpu->devices, std::vector<DeviceKind>{DeviceKind::kGpu});
   const Resolver resolver = machine.MakeResolver();
   if (webgpu->usable) {
-    EXPECT_EQ(resolver.ResolveOnnxEp("gpu").ep->name, "WebGpuExecutionProvider");
+    EXPECT_EQ(resolver.ResolveOnnxEp(device::DeviceRequest::Parse("gpu")).ep->name, "WebGpuExecutionProvider");
   } else {
     EXPECT_NE(webgpu->reason.find("adapter"), std::string::npos) << webgpu->reason;
-    EXPECT_THROW(resolver.ResolveDevice("gpu"), Error);
+    EXPECT_THROW(resolver.ResolveDevice(device::DeviceRequest::Parse("gpu")), Error);
   }
 }
 
@@ -61,10 +61,10 @@ TEST(OrtDiscovery, AutoResolvesToTheBestUsableDeviceHere) {
   const Resolver resolver = machine.MakeResolver();
   const EpStatus* webgpu = machine.inventory.FindEp("WebGpuExecutionProvider");
   const DeviceKind expected = webgpu != nullptr && webgpu->usable ? DeviceKind::kGpu : DeviceKind::kCpu;
-  EXPECT_EQ(resolver.ResolveDevice("auto").device, expected);
-  EXPECT_EQ(resolver.ResolveOnnxEp("cpu").ep->name, "CPUExecutionProvider");
+  EXPECT_EQ(resolver.ResolveDevice(device::DeviceRequest::Parse("auto")).device, expected);
+  EXPECT_EQ(resolver.ResolveOnnxEp(device::DeviceRequest::Parse("cpu")).ep->name, "CPUExecutionProvider");
   try {
-    resolver.ResolveDevice("cpu", &resolver.NormalizeEp("cuda"));
+    resolver.ResolveDevice(device::DeviceRequest::Parse("cpu"), &machine.catalog.Normalize("cuda"));
     FAIL() << "cuda cannot be usable here";
   } catch (const Error& error) {
     EXPECT_EQ(error.code(), ExitCode::kUsage);

@@ -23,14 +23,15 @@ TEST(SimNpuDiscovery, NpuAndAutoResolveToTheSimulatedNpu) {
     EXPECT_TRUE(status->usable) << status->reason;
   }
   const device::Resolver resolver = machine.MakeResolver();
-  const device::EpSelection npu = resolver.ResolveOnnxEp("npu");
+  const device::EpSelection npu = resolver.ResolveOnnxEp(device::DeviceRequest::Parse("npu"));
   ASSERT_NE(npu.ep, nullptr);
   EXPECT_EQ(npu.ep->name, "SimNpuExecutionProvider");
   EXPECT_EQ(npu.device, device::DeviceKind::kNpu);
-  EXPECT_EQ(resolver.ResolveDevice("auto").device, device::DeviceKind::kNpu);
-  EXPECT_EQ(resolver.NormalizeEp("simnpu").name, "SimNpuExecutionProvider");
-  EXPECT_EQ(resolver.NormalizeEp("SIMNPU2").name, "SimNpu2ExecutionProvider");
-  EXPECT_EQ(resolver.ResolveOnnxEp("npu", &resolver.NormalizeEp("simnpu2")).ep->name, "SimNpu2ExecutionProvider");
+  EXPECT_EQ(resolver.ResolveDevice(device::DeviceRequest::Parse("auto")).device, device::DeviceKind::kNpu);
+  EXPECT_EQ(machine.catalog.Normalize("simnpu").name, "SimNpuExecutionProvider");
+  EXPECT_EQ(machine.catalog.Normalize("SIMNPU2").name, "SimNpu2ExecutionProvider");
+  EXPECT_EQ(resolver.ResolveOnnxEp(device::DeviceRequest::Parse("npu"), &machine.catalog.Normalize("simnpu2")).ep->name,
+            "SimNpu2ExecutionProvider");
 }
 
 }  // namespace

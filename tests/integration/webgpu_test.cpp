@@ -26,8 +26,8 @@ TEST_F(WebGpu, DiscoveryReportsAUsableGpuEpAndGpuResolvesToIt) {
   ASSERT_NE(webgpu, nullptr);
   EXPECT_TRUE(webgpu->usable) << webgpu->reason;
   const device::Resolver resolver = machine.MakeResolver();
-  EXPECT_EQ(resolver.ResolveOnnxEp("gpu").ep->name, "WebGpuExecutionProvider");
-  EXPECT_EQ(resolver.ResolveDevice("auto").device, device::DeviceKind::kGpu);
+  EXPECT_EQ(resolver.ResolveOnnxEp(device::DeviceRequest::Parse("gpu")).ep->name, "WebGpuExecutionProvider");
+  EXPECT_EQ(resolver.ResolveDevice(device::DeviceRequest::Parse("auto")).device, device::DeviceKind::kGpu);
 }
 
 class WebGpuModels : public WebGpu, public ::testing::WithParamInterface<std::string> {};

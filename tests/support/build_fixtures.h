@@ -8,8 +8,8 @@
 #include <ostream>
 #include <vector>
 
+#include "builder/weight_source.h"
 #include "modelkit/builder/model_spec.h"
-#include "modelkit/builder/weight_source.h"
 #include "support/reference_decoder.h"
 
 namespace modelkit::builder {

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <map>
 
+#include "builder/int4.h"
+#include "builder/random_weights.h"
 #include "modelkit/base/files.h"
-#include "modelkit/builder/int4.h"
-#include "modelkit/builder/random_weights.h"
 #include "support/build_fixtures.h"
 
 namespace modelkit::test {
@@ -36,7 +36,7 @@ std::vector<float> Dequantize(const builder::Int4Weight& q) {
 }  // namespace
 
 builder::BuildOptions TinyGenerateOptions(const std::filesystem::path& out, builder::Layout layout,
-                                        builder::Precision precision, int64_t context_length) {
+                                          builder::Precision precision, int64_t context_length) {
   builder::BuildOptions options;
   options.output_dir = out;
   options.random = true;

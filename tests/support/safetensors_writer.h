@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "builder/weight_source.h"
 #include "modelkit/builder/model_spec.h"
-#include "modelkit/builder/weight_source.h"
 
 namespace modelkit::test {
 

@@ -1,5 +1,5 @@
-// The EP override: rewrites a bundle config so its decoder stages run on a requested EP (upstream winml-cli §2.4,
-// with product.md's differences), and judges whether an override took effect (§2.5). Pure functions over JSON.
+// The EP override: rewrites a bundle config so its decoder stages run on a requested EP, and judges whether an
+// override took effect (docs/genai-session.md). Pure functions over JSON.
 #pragma once
 
 #include <optional>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "modelkit/bundle/genai_config.h"
+#include "modelkit/device/device_request.h"
 #include "modelkit/device/ep_catalog.h"
 
 namespace modelkit::bundle {
@@ -25,25 +26,27 @@ struct OverrideResult {
 //    options = the stage's own options for T (verbatim, even {}), else the first non-empty options any stage has for
 //    T (borrowed), else {"device_type": <DEVICE>} for device-parameterised EPs (session device, else T's primary),
 //    else {} (with an "empty <EP> options" warning for EPs that need options, e.g. QNN).
-// Provider keys are matched through the catalog (aliases, full names, og spellings, any case).
+// Provider keys are matched through the catalog (aliases, full names, any case).
 OverrideResult ApplyEpOverride(const Json& config, const device::EpRow* ep,
                                std::optional<device::DeviceKind> session_device, const device::EpCatalog& catalog);
 
 // The first provider key (as spelled in the config) that is not CPU, scanning model.decoder.session_options first,
-// then pipeline stages; nullopt when everything runs on CPU. DML and every other non-CPU EP count as hardware.
-std::optional<std::string> BundleUsesHardwareEp(const Json& config);
+// then pipeline stages; nullopt when everything runs on CPU. DML, every other non-CPU EP and keys the catalog does
+// not know count as hardware.
+std::optional<std::string> BundleUsesHardwareEp(const Json& config, const device::EpCatalog& catalog);
 
 // Whether a requested override shows in the effective config: CPU when no hardware provider remains anywhere; a
 // hardware EP when some pipeline stage names it. False without an override.
 bool OverrideTookEffect(const Json& effective_config, const device::EpRow* ep, const device::EpCatalog& catalog);
 
-// The label reports print: the alias of an override that took effect, else "config".
-std::string EffectiveEpLabel(const Json& effective_config, const device::EpRow* ep, const device::EpCatalog& catalog);
+// The routing a run really used: the override's alias when it took effect, else the bundle's config.
+device::EffectiveEp EffectiveEpOf(const Json& effective_config, const device::EpRow* ep,
+                                  const device::EpCatalog& catalog);
 
-// The device an override's options are synthesised for: an explicit npu/gpu/cpu as given; "auto" as resolved
-// (product.md: a GPU served by a multi-device EP gets GPU, not the EP's primary device); "config" or nothing: the
-// EP's primary device. nullopt without an EP.
-std::optional<device::DeviceKind> SessionDevice(const device::EpRow* ep, const std::string& requested_device,
+// The device an override's options are synthesised for: an explicit npu/gpu/cpu as given; auto as resolved (so a
+// GPU served by a multi-device EP gets GPU, not the EP's primary device); config: the EP's primary device. nullopt
+// without an EP.
+std::optional<device::DeviceKind> SessionDevice(const device::EpRow* ep, device::DeviceRequest requested_device,
                                                 std::optional<device::DeviceKind> resolved_device);
 
 }  // namespace modelkit::bundle

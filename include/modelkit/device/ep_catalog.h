@@ -14,6 +14,11 @@
 
 namespace modelkit::device {
 
+inline constexpr std::string_view kCpuEpName = "CPUExecutionProvider";
+
+// The sentence EP errors end with, pointing the user to the command that lists this machine's EPs.
+inline constexpr std::string_view kListEpHint = " Run 'modelkit sys --list-ep' to see what this machine has.";
+
 // One execution provider.
 struct EpRow {
   std::string name;                               // canonical ORT name, e.g. "QNNExecutionProvider"
@@ -30,6 +35,8 @@ struct EpRow {
   std::string registration_name;
 
   bool IsPlugin() const { return plugin_library.has_value(); }
+  // The CPU EP: always present, the fallback of every session, never an override target worth re-routing to.
+  bool IsCpu() const { return name == kCpuEpName; }
   // Short lower-case name: the first alias, or the lower-cased canonical name when there is none.
   std::string Alias() const;
   DeviceKind PrimaryDevice() const { return devices.front(); }
@@ -45,8 +52,14 @@ class EpCatalog {
   // already taken by another row (naming `origin`, e.g. "--ep-library SimNpu=/x/libsim.so").
   void AddPluginRow(EpRow row, std::string_view origin);
 
-  // Looks a name up case-insensitively among canonical names and aliases; nullptr when no row knows it.
+  // Looks a name up case-insensitively among canonical names and aliases, then (for spellings configs use, e.g.
+  // "QNNExecutionProvider" written as "QnnExecutionProvider" or "WebGPUExecutionProvider") with an
+  // "ExecutionProvider" suffix removed; nullptr when no row knows it.
   const EpRow* Find(std::string_view name_or_alias) const;
+
+  // Normalises a user's EP spelling (--ep: canonical name or alias, any case) to its row. Throws UsageError listing
+  // the valid spellings when no row knows it.
+  const EpRow& Normalize(std::string_view ep) const;
 
   // Rows supporting `device`, in catalog order.
   std::vector<const EpRow*> PriorityList(DeviceKind device) const;

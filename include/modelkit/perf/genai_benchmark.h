@@ -1,7 +1,7 @@
-// The genai benchmark (U§3.5 procedure): load the session under an outer clock, then warm-up and timed requests,
-// each re-running template -> tokenize -> generator creation -> prefill -> first token -> decode steps ->
-// sequence fetch -> detokenisation with its own span, greedy, and the time inside every pipeline stage. Raw
-// nanoseconds only; genai_report.h derives and rounds.
+// The genai benchmark, measured as winml-cli's perf measures a bundle: load the session under an outer clock, then
+// warm-up and timed requests, each re-running template -> tokenize -> generator creation -> prefill -> first token
+// -> decode steps -> sequence fetch -> detokenisation with its own span, greedy, and the time inside every pipeline
+// stage. Raw nanoseconds only; report/genai_report.h derives and rounds.
 #pragma once
 
 #include <cstdint>
@@ -10,29 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "modelkit/perf/genai_report.h"
+#include "modelkit/report/genai_run.h"
 #include "modelkit/session/genai_session.h"
-#include "modelkit/session/prompt_template.h"
 
 namespace modelkit::perf {
 
-inline constexpr const char* kDefaultGenaiPrompt = "Explain the theory of relativity in simple terms.";
-
-struct GenaiPerfOptions {
-  std::string prompt = kDefaultGenaiPrompt;
-  session::TemplateMode template_mode = session::TemplateMode::kAuto;
-  int64_t max_new_tokens = 128;
-  int iterations = 10;
-  int warmup = 2;
-  bool memory = true;
-  bool ignore_eos = false;  // generate exactly max_new_tokens (within the context) in every request
-};
+// The run's options and measurements are the report's records.
+using report::GenaiBenchmarkInfo;
+using report::GenaiPerfOptions;
 
 struct GenaiPerfResult {
-  GenaiLoadSample load;
-  std::vector<GenaiRequestSample> requests;  // warm-up requests first
-  std::optional<GenaiMemorySample> memory;
-  bool template_applied = false;
+  GenaiBenchmarkInfo info;  // everything but `monitor`, which the caller knows
+  report::GenaiLoadSample load;
+  std::vector<report::GenaiRequestSample> requests;  // warm-up requests first
+  std::optional<report::GenaiMemorySample> memory;
   std::string first_response;  // the first request's text
 };
 

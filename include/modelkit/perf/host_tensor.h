@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "modelkit/perf/tensor_spec.h"
+#include "modelkit/perf/shape_config.h"
 
 namespace modelkit::perf {
 

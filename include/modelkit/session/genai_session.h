@@ -1,8 +1,7 @@
-// A genai bundle prepared for a run with an optional EP override (product.md "GenAI session and the EP override",
-// U§2): the EP is validated first, then the bundle; the override is applied to a copy of the config; when it
-// changed anything, or stages compile, the derived bundle `<bundle>/_compiled/` is written (atomically, under the
-// bundle's lock) and loaded instead of the original; reports say which EP really ran (`effective_ep`, or the
-// label "config"). The original bundle is never modified.
+// A genai bundle prepared for a run with an optional EP override (docs/genai-session.md): the EP is validated
+// first, then the bundle; the override is applied to a copy of the config; when it changed anything, or stages
+// compile, the derived bundle `<bundle>/_compiled/` is written (atomically, under the bundle's lock) and loaded
+// instead of the original; reports say which EP really ran (`effective_ep`). The original bundle is never modified.
 #pragma once
 
 #include <chrono>
@@ -13,18 +12,19 @@
 #include <vector>
 
 #include "modelkit/bundle/genai_config.h"
+#include "modelkit/compile/stage_compile.h"
+#include "modelkit/device/device_request.h"
 #include "modelkit/generate/model.h"
 #include "modelkit/session/machine_access.h"
-#include "modelkit/session/stage_compile.h"
 
 namespace modelkit::session {
 
 struct GenaiSessionOptions {
   std::filesystem::path bundle_dir;
-  std::string ep;      // --ep: alias or full name; "" respects the config
-  std::string device;  // --device: "", "config" (respect the config), "auto", "npu", "gpu" or "cpu"
+  std::string ep;  // --ep: alias or full name; "" respects the config
+  device::DeviceRequest device = device::DeviceRequest::Config();
   bool compile = false;
-  CompilerCommand compiler;  // used when `compile`
+  compile::CompilerCommand compiler;  // used when `compile`
   bool load_tokenizer = true;
 };
 
@@ -38,8 +38,8 @@ struct SessionLoadTimings {
 
 class GenaiSession {
  public:
-  // Validates the EP (UsageError listing the valid names), the device string, then the bundle (UsageError when
-  // the directory or its genai_config.json is missing). `machine` must outlive the session.
+  // Validates the EP (UsageError listing the valid names), then the bundle (UsageError when the directory or its
+  // genai_config.json is missing). `machine` must outlive the session.
   GenaiSession(GenaiSessionOptions options, MachineAccess& machine);
 
   // Prepares and loads; a second call does nothing. Resolution failures are UsageErrors; a bad bundle is
@@ -53,10 +53,8 @@ class GenaiSession {
   // The alias of the requested override EP (from --ep, or resolved from a concrete --device); nullopt when the run
   // respects the config.
   std::optional<std::string> ep() const;
-  // The override's alias when it took effect (after Load), else nullopt.
-  const std::optional<std::string>& effective_ep() const { return effective_ep_; }
-  // effective_ep, or "config".
-  std::string ep_label() const { return effective_ep_.value_or("config"); }
+  // The override when it took effect, else the bundle's config (after Load).
+  const device::EffectiveEp& effective_ep() const { return effective_ep_; }
   // The device the effective config runs on: "cpu" with no hardware provider, the one device its hardware
   // providers name or serve, or "" when that is ambiguous (after Load).
   const std::string& effective_device() const { return effective_device_; }
@@ -65,7 +63,7 @@ class GenaiSession {
   const bundle::Json& effective_config() const { return effective_config_; }
   // Messages for the user: an override that did not take effect, empty options, failed compiles.
   const std::vector<std::string>& warnings() const { return warnings_; }
-  const std::vector<StageCompileReport>& compile_reports() const { return compile_reports_; }
+  const std::vector<compile::StageCompileReport>& compile_reports() const { return compile_reports_; }
   const SessionLoadTimings& load_timings() const { return timings_; }
   const GenaiSessionOptions& options() const { return options_; }
 
@@ -78,17 +76,17 @@ class GenaiSession {
   MachineAccess& machine_;
   const device::EpRow* override_ep_ = nullptr;  // from --ep or a concrete --device
   std::optional<device::DeviceKind> resolved_device_;
-  std::optional<std::string> effective_ep_;
+  device::EffectiveEp effective_ep_;
   std::string effective_device_;
   bundle::Json effective_config_;
   std::filesystem::path load_dir_;
   std::vector<std::string> warnings_;
-  std::vector<StageCompileReport> compile_reports_;
+  std::vector<compile::StageCompileReport> compile_reports_;
   SessionLoadTimings timings_;
   std::unique_ptr<generate::Model> model_;
 };
 
-// The device a config's providers run on (U§2.10 effective_device): each non-CPU provider contributes its
+// The device a config's providers run on (reported as effective_device): each non-CPU provider contributes its
 // `device_type` option when that names a device it supports, else its only device, else its primary device;
 // "cpu" when no hardware provider remains; "" when they disagree or a provider is unknown.
 std::string EffectiveDevice(const bundle::Json& config, const device::EpCatalog& catalog);

@@ -41,9 +41,4 @@ class PluginMachineAccess final : public MachineAccess {
   std::optional<device::Machine> discovered_;
 };
 
-// A plugin EP's version for the compile cache: the XXH3-128 of its library's content (a rebuilt library is a new
-// version even when it reports the same version string), "" for built-in EPs. Hashes each library once per
-// process.
-std::string EpLibraryVersion(const device::EpRow& row);
-
 }  // namespace modelkit::session

@@ -1,5 +1,5 @@
 // MatMulNBits packing: layout, padding of the last block, and the quantisation error bound.
-#include "modelkit/builder/int4.h"
+#include "builder/int4.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The safetensors reader on hand-written files: dtypes, shards, and every way a checkpoint file can be broken.
-#include "modelkit/builder/safetensors.h"
+#include "builder/safetensors.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

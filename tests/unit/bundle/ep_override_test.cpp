@@ -150,16 +150,20 @@ TEST_F(EpOverride, ObjectFormPipelineIsRewrittenToo) {
 }
 
 TEST(BundleUsesHardwareEp, FindsTheFirstNonCpuKey) {
-  EXPECT_EQ(BundleUsesHardwareEp(Parse(R"({})")), std::nullopt);
-  EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([])", R"([{"cpu": {}}])")), std::nullopt);
-  EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"qnn": {}}])", R"([])")), "qnn");
-  EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"dml": {}}])", R"([])")), "dml")
+  const EpCatalog catalog = EpCatalog::BuiltIn();
+  EXPECT_EQ(BundleUsesHardwareEp(Parse(R"({})"), catalog), std::nullopt);
+  EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([])", R"([{"cpu": {}}])"), catalog), std::nullopt);
+  EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"qnn": {}}])", R"([])"), catalog), "qnn");
+  EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"dml": {}}])", R"([])"), catalog), "dml")
       << "product.md: DML counts as hardware (upstream skips it)";
   EXPECT_EQ(
-      BundleUsesHardwareEp(Parse(
-          R"({"model": {"decoder": {"session_options": {"provider_options": [{"OpenVINO": {"device_type": "NPU"}}]}}}})")),
+      BundleUsesHardwareEp(
+          Parse(
+              R"({"model": {"decoder": {"session_options": {"provider_options": [{"OpenVINO": {"device_type": "NPU"}}]}}}})"),
+          catalog),
       "OpenVINO");
-  EXPECT_EQ(BundleUsesHardwareEp(Parse(R"({"model": {"decoder": {"session_options": {"provider_options": "qnn"}}}})")),
+  EXPECT_EQ(BundleUsesHardwareEp(Parse(R"({"model": {"decoder": {"session_options": {"provider_options": "qnn"}}}})"),
+                                 catalog),
             std::nullopt)
       << "a malformed list is ignored";
 }
@@ -170,16 +174,17 @@ TEST_F(Effectiveness, FollowsTheEffectiveConfig) {
   const Json qnn_pipeline = Pipeline(R"([{"qnn": {}}])", R"([{"qnn": {}}])");
   EXPECT_FALSE(OverrideTookEffect(qnn_pipeline, nullptr, catalog_));
   EXPECT_TRUE(OverrideTookEffect(qnn_pipeline, Ep("qnn"), catalog_)) << "already on the EP";
-  EXPECT_EQ(EffectiveEpLabel(qnn_pipeline, Ep("qnn"), catalog_), "qnn");
+  EXPECT_EQ(EffectiveEpOf(qnn_pipeline, Ep("qnn"), catalog_).ReportName(), "qnn");
   const Json all_cpu = Pipeline(R"([])", R"([])");
   EXPECT_FALSE(OverrideTookEffect(Apply(all_cpu, "qnn").config, Ep("qnn"), catalog_)) << "nothing to re-route";
-  EXPECT_EQ(EffectiveEpLabel(Apply(all_cpu, "qnn").config, Ep("qnn"), catalog_), "config");
+  EXPECT_EQ(EffectiveEpOf(Apply(all_cpu, "qnn").config, Ep("qnn"), catalog_), device::EffectiveEp{});
   EXPECT_TRUE(OverrideTookEffect(Apply(all_cpu, "cpu").config, Ep("cpu"), catalog_));
   EXPECT_TRUE(OverrideTookEffect(Apply(qnn_pipeline, "cpu").config, Ep("cpu"), catalog_));
   const Json flat_qnn = Parse(R"({"model": {"decoder": {"session_options": {"provider_options": [{"qnn": {}}]}}}})");
   EXPECT_FALSE(OverrideTookEffect(Apply(flat_qnn, "cpu").config, Ep("cpu"), catalog_))
       << "hardware survives outside the pipeline";
-  EXPECT_EQ(EffectiveEpLabel(Apply(flat_qnn, "qnn").config, Ep("qnn"), catalog_), "config") << "flat is ignored";
+  EXPECT_EQ(EffectiveEpOf(Apply(flat_qnn, "qnn").config, Ep("qnn"), catalog_), device::EffectiveEp{})
+      << "flat is ignored";
   const Json flat_dml = Parse(R"({"model": {"decoder": {"session_options": {"provider_options": [{"dml": {}}]}}}})");
   EXPECT_FALSE(OverrideTookEffect(flat_dml, Ep("cpu"), catalog_)) << "product.md: DML remains hardware";
   EXPECT_FALSE(OverrideTookEffect(Parse(R"({"model": {"decoder": {"pipeline": []}}})"), Ep("qnn"), catalog_));
@@ -188,13 +193,13 @@ TEST_F(Effectiveness, FollowsTheEffectiveConfig) {
 TEST(SessionDevice, ConcreteAutoConfigAndNone) {
   const EpCatalog catalog = EpCatalog::BuiltIn();
   const device::EpRow* openvino = catalog.Find("openvino");
-  EXPECT_EQ(SessionDevice(nullptr, "npu", DeviceKind::kNpu), std::nullopt);
-  EXPECT_EQ(SessionDevice(openvino, "cpu", DeviceKind::kCpu), DeviceKind::kCpu);
-  EXPECT_EQ(SessionDevice(openvino, "GPU", std::nullopt), DeviceKind::kGpu);
-  EXPECT_EQ(SessionDevice(openvino, "auto", DeviceKind::kGpu), DeviceKind::kGpu)
+  EXPECT_EQ(SessionDevice(nullptr, device::DeviceRequest::Of(DeviceKind::kNpu), DeviceKind::kNpu), std::nullopt);
+  EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Of(DeviceKind::kCpu), DeviceKind::kCpu), DeviceKind::kCpu);
+  EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Parse("GPU"), std::nullopt), DeviceKind::kGpu);
+  EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Auto(), DeviceKind::kGpu), DeviceKind::kGpu)
       << "product.md: auto resolving to a GPU synthesises GPU (upstream writes the primary device)";
-  EXPECT_EQ(SessionDevice(openvino, "config", DeviceKind::kGpu), DeviceKind::kNpu);
-  EXPECT_EQ(SessionDevice(openvino, "", std::nullopt), DeviceKind::kNpu);
+  EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Config(), DeviceKind::kGpu), DeviceKind::kNpu);
+  EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Config(), std::nullopt), DeviceKind::kNpu);
 }
 
 }  // namespace

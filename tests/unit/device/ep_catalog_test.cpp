@@ -122,6 +122,25 @@ TEST(EpCatalog, FindsUserAndGenaiSpellings) {
   EXPECT_EQ(FoundName(catalog, "VitisAI"), "VitisAIExecutionProvider");
 }
 
+TEST(EpCatalog, FindsConfigSpellingsWithTheExecutionProviderSuffix) {
+  const EpCatalog catalog = EpCatalog::BuiltIn();
+  EXPECT_EQ(FoundName(catalog, "QnnExecutionProvider"), "QNNExecutionProvider");
+  EXPECT_EQ(FoundName(catalog, "WebGPUExecutionProvider"), "WebGpuExecutionProvider");
+  EXPECT_EQ(FoundName(catalog, "NvTensorRtRtxExecutionProvider"), "NvTensorRTRTXExecutionProvider");
+  EXPECT_EQ(FoundName(catalog, "nv_tensorrt_rtxEXECUTIONPROVIDER"), "NvTensorRTRTXExecutionProvider");
+  EXPECT_EQ(catalog.Find("ExecutionProvider"), nullptr);
+  EXPECT_EQ(catalog.Find("TpuExecutionProvider"), nullptr);
+}
+
+TEST(EpCatalog, OnlyTheCpuRowIsCpu) {
+  const EpCatalog catalog = EpCatalog::BuiltIn();
+  int cpu_rows = 0;
+  for (const EpRow& row : catalog.rows()) cpu_rows += row.IsCpu() ? 1 : 0;
+  EXPECT_EQ(cpu_rows, 1);
+  EXPECT_TRUE(catalog.Find("cpu")->IsCpu());
+  EXPECT_FALSE(catalog.Find("openvino")->IsCpu()) << "serves the CPU device but is not the CPU EP";
+}
+
 TEST(EpCatalog, UnknownSpellingsGiveNullptr) {
   const EpCatalog catalog = EpCatalog::BuiltIn();
   // "ov" and "vitis" are advertised by upstream's help text but are not aliases (U§1.2 quirk).

@@ -1,4 +1,4 @@
-#include "modelkit/device/inventory_json.h"
+#include "device/inventory_json.h"
 
 #include <gtest/gtest.h>
 

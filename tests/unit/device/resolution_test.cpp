@@ -10,9 +10,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "device/inventory_json.h"
 #include "modelkit/base/error.h"
 #include "modelkit/device/discovery.h"
-#include "modelkit/device/inventory_json.h"
 #include "modelkit/device/machine.h"
 #include "support/process.h"
 
@@ -82,8 +82,10 @@ std::vector<std::string> Names(const std::vector<const EpRow*>& rows) {
   return names;
 }
 
+DeviceRequest Req(std::string_view device) { return DeviceRequest::Parse(device); }
+
 std::string GenaiAlias(const Resolver& resolver, std::string_view device) {
-  const EpRow* ep = resolver.ResolveGenaiEp(device);
+  const EpRow* ep = resolver.ResolveGenaiEp(Req(device));
   return ep == nullptr ? "<none>" : ep->Alias();
 }
 
@@ -116,7 +118,7 @@ Caught Catch(Fn&& fn) {
 
 TEST(Resolver, GenaiRow1AutoWithQnnOnNpuGivesQnn) {
   TestMachine m(Inv({Ep("QNNExecutionProvider", {kNpu})}));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kNpu);
   EXPECT_THAT(Names(m.resolver.ResolveEps(kNpu)), ElementsAre("QNNExecutionProvider"));
   EXPECT_EQ(GenaiAlias(m.resolver, "auto"), "qnn");
 }
@@ -166,16 +168,16 @@ TEST(Resolver, GenaiRow9NpuAvailableButNoPriorityEpGivesNone) {
   // Dml reported on the npu makes the npu available, but Dml is not in the npu priority list: resolve_eps -> [].
   TestMachine m(Inv({Ep("DmlExecutionProvider", {kNpu}), Ep("CPUExecutionProvider", {kCpu})}));
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kNpu, kCpu));
-  EXPECT_EQ(m.resolver.ResolveDevice("npu").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("npu")).device, kNpu);
   EXPECT_THAT(m.resolver.ResolveEps(kNpu), IsEmpty());
-  EXPECT_EQ(m.resolver.ResolveGenaiEp("npu"), nullptr);
-  EXPECT_EQ(m.resolver.ResolveGenaiEp("auto"), nullptr);
+  EXPECT_EQ(m.resolver.ResolveGenaiEp(Req("npu")), nullptr);
+  EXPECT_EQ(m.resolver.ResolveGenaiEp(Req("auto")), nullptr);
   EXPECT_EQ(GenaiAlias(m.resolver, "cpu"), "cpu");
 }
 
 TEST(Resolver, GenaiExplicitNpuWithoutNpuEpPropagatesUsageError) {
   TestMachine m(Inv({Ep("CPUExecutionProvider", {kCpu})}));
-  const Caught caught = Catch([&] { m.resolver.ResolveGenaiEp("npu"); });
+  const Caught caught = Catch([&] { m.resolver.ResolveGenaiEp(Req("npu")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("no compatible EP"));
   EXPECT_THAT(caught.message, HasSubstr("QNNExecutionProvider"));
@@ -183,39 +185,34 @@ TEST(Resolver, GenaiExplicitNpuWithoutNpuEpPropagatesUsageError) {
 
 TEST(Resolver, GenaiConfigNeverResolves) {
   TestMachine empty(Inv({}));
-  EXPECT_EQ(empty.resolver.ResolveGenaiEp("config"), nullptr);
-  EXPECT_EQ(empty.resolver.ResolveGenaiEp("CONFIG"), nullptr);
+  EXPECT_EQ(empty.resolver.ResolveGenaiEp(Req("config")), nullptr);
+  EXPECT_EQ(empty.resolver.ResolveGenaiEp(Req("CONFIG")), nullptr);
   TestMachine qnn(Inv({Ep("QNNExecutionProvider", {kNpu})}));
-  EXPECT_EQ(qnn.resolver.ResolveGenaiEp("config"), nullptr);
+  EXPECT_EQ(qnn.resolver.ResolveGenaiEp(Req("config")), nullptr);
 }
 
-TEST(Resolver, GenaiPropagatesUnknownDeviceAndNoEps) {
+TEST(Resolver, GenaiPropagatesNoEps) {
   TestMachine empty(Inv({}));
-  const Caught none = Catch([&] { empty.resolver.ResolveGenaiEp("auto"); });
+  const Caught none = Catch([&] { empty.resolver.ResolveGenaiEp(Req("auto")); });
   EXPECT_TRUE(none.thrown);
   EXPECT_EQ(none.code, ExitCode::kRuntimeFailure);
   EXPECT_THAT(none.message, HasSubstr("no execution providers detected"));
-  const Caught bad = Catch([&] { empty.resolver.ResolveGenaiEp("tpu"); });
-  EXPECT_USAGE_ERROR(bad);
-  EXPECT_THAT(bad.message, HasSubstr("tpu"));
 }
 
 // --- U§1.2 NormalizeEp --------------------------------------------------------------------------------------------
 
-TEST(Resolver, NormalizeEpAcceptsNamesAndAliasesCaseInsensitively) {
-  TestMachine m(Inv({}));
-  EXPECT_EQ(m.resolver.NormalizeEp("qnn").name, "QNNExecutionProvider");
-  EXPECT_EQ(m.resolver.NormalizeEp("QNN").name, "QNNExecutionProvider");
-  EXPECT_EQ(m.resolver.NormalizeEp("qnnexecutionprovider").name, "QNNExecutionProvider");
-  EXPECT_EQ(m.resolver.NormalizeEp("OpenVINO").name, "OpenVINOExecutionProvider");
-  EXPECT_EQ(m.resolver.NormalizeEp("nv_tensorrt_rtx").name, "NvTensorRTRTXExecutionProvider");
-  EXPECT_EQ(&m.resolver.NormalizeEp("cuda"), Catalog().Find("CUDAExecutionProvider"));
+TEST(EpCatalog, NormalizeAcceptsNamesAndAliasesCaseInsensitively) {
+  EXPECT_EQ(Catalog().Normalize("qnn").name, "QNNExecutionProvider");
+  EXPECT_EQ(Catalog().Normalize("QNN").name, "QNNExecutionProvider");
+  EXPECT_EQ(Catalog().Normalize("qnnexecutionprovider").name, "QNNExecutionProvider");
+  EXPECT_EQ(Catalog().Normalize("OpenVINO").name, "OpenVINOExecutionProvider");
+  EXPECT_EQ(Catalog().Normalize("nv_tensorrt_rtx").name, "NvTensorRTRTXExecutionProvider");
+  EXPECT_EQ(&Catalog().Normalize("cuda"), Catalog().Find("CUDAExecutionProvider"));
 }
 
-TEST(Resolver, NormalizeEpRejectsUnknownNamesListingValidOnes) {
-  TestMachine m(Inv({}));
+TEST(EpCatalog, NormalizeRejectsUnknownNamesListingValidOnes) {
   for (const char* spelling : {"ov", "vitis", "auto", "mixed", "not-an-ep", ""}) {
-    const Caught caught = Catch([&] { m.resolver.NormalizeEp(spelling); });
+    const Caught caught = Catch([&] { Catalog().Normalize(spelling); });
     EXPECT_USAGE_ERROR(caught);
     EXPECT_THAT(caught.message, HasSubstr("unknown execution provider"));
     EXPECT_THAT(caught.message, HasSubstr("'" + std::string(spelling) + "'"));
@@ -228,53 +225,64 @@ TEST(Resolver, NormalizeEpRejectsUnknownNamesListingValidOnes) {
 
 // --- U§1.4 ResolveDevice -----------------------------------------------------------------------------------------
 
-TEST(Resolver, UnknownDeviceIsAUsageError) {
-  TestMachine m(Inv({Ep("CPUExecutionProvider", {kCpu})}));
-  for (const char* device : {"tpu", "config", "", "npu0"}) {
-    const Caught caught = Catch([&] { m.resolver.ResolveDevice(device); });
+TEST(DeviceRequest, UnknownDeviceIsAUsageErrorNamingTheValidOnes) {
+  for (const char* device : {"tpu", "", "npu0", "configs"}) {
+    const Caught caught = Catch([&] { Req(device); });
     EXPECT_USAGE_ERROR(caught);
     EXPECT_THAT(caught.message, HasSubstr("'" + std::string(device) + "'"));
-    EXPECT_THAT(caught.message, HasSubstr("auto, npu, gpu, cpu"));
+    EXPECT_THAT(caught.message, HasSubstr("auto, npu, gpu, cpu, or config"));
   }
-  const Caught with_ep = Catch([&] { m.resolver.ResolveDevice("tpu", Catalog().Find("cpu")); });
-  EXPECT_USAGE_ERROR(with_ep);
-  EXPECT_THAT(with_ep.message, HasSubstr("auto, npu, gpu, cpu"));
-  TestMachine empty(Inv({}));
-  const Caught on_empty = Catch([&] { empty.resolver.ResolveDevice("tpu"); });
-  EXPECT_USAGE_ERROR(on_empty);
-  EXPECT_THAT(on_empty.message, HasSubstr("auto, npu, gpu, cpu"));
+}
+
+TEST(DeviceRequest, ParsesEverySpellingCaseInsensitivelyAndNamesItBack) {
+  EXPECT_TRUE(Req("CONFIG").follows_config());
+  EXPECT_TRUE(Req("Auto").is_auto());
+  EXPECT_EQ(Req("Auto").kind(), std::nullopt);
+  EXPECT_EQ(Req("config").kind(), std::nullopt);
+  EXPECT_EQ(Req("NPU"), DeviceRequest::Of(kNpu));
+  EXPECT_EQ(Req("gPu").kind(), kGpu);
+  for (const char* name : {"config", "auto", "npu", "gpu", "cpu"}) EXPECT_EQ(Req(name).Name(), name);
+}
+
+TEST(Resolver, DeviceConfigIsAUsageErrorOutsideGenai) {
+  TestMachine m(Inv({Ep("CPUExecutionProvider", {kCpu})}));
+  for (const EpRow* ep : {static_cast<const EpRow*>(nullptr), Catalog().Find("cpu")}) {
+    const Caught caught = Catch([&] { m.resolver.ResolveDevice(DeviceRequest::Config(), ep); });
+    EXPECT_USAGE_ERROR(caught);
+    EXPECT_THAT(caught.message, HasSubstr("--device config"));
+  }
 }
 
 TEST(Resolver, DeviceNamesAreCaseInsensitive) {
   TestMachine m(Inv({Ep("QNNExecutionProvider", {kNpu, kGpu}), Ep("CPUExecutionProvider", {kCpu})}));
-  EXPECT_EQ(m.resolver.ResolveDevice("NPU").device, kNpu);
-  EXPECT_EQ(m.resolver.ResolveDevice("Gpu").device, kGpu);
-  EXPECT_EQ(m.resolver.ResolveDevice("CPU").device, kCpu);
-  EXPECT_EQ(m.resolver.ResolveDevice("AUTO").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("NPU")).device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("Gpu")).device, kGpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("CPU")).device, kCpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("AUTO")).device, kNpu);
   EXPECT_EQ(GenaiAlias(m.resolver, "NPU"), "qnn");
 }
 
 TEST(Resolver, AutoPrefersNpuThenGpuThenCpu) {
   TestMachine all(Inv({Ep("CPUExecutionProvider", {kCpu}), Ep("DmlExecutionProvider", {kGpu}),
                        Ep("VitisAIExecutionProvider", {kNpu})}));
-  DeviceResolution r = all.resolver.ResolveDevice("auto");
+  DeviceResolution r = all.resolver.ResolveDevice(Req("auto"));
   EXPECT_EQ(r.device, kNpu);
   EXPECT_THAT(r.available_devices, ElementsAre(kNpu, kGpu, kCpu));
 
   TestMachine gpu_cpu(Inv({Ep("CPUExecutionProvider", {kCpu}), Ep("CUDAExecutionProvider", {kGpu})}));
-  r = gpu_cpu.resolver.ResolveDevice("auto");
+  r = gpu_cpu.resolver.ResolveDevice(Req("auto"));
   EXPECT_EQ(r.device, kGpu);
   EXPECT_THAT(r.available_devices, ElementsAre(kGpu, kCpu));
 
   TestMachine cpu(Inv({Ep("CPUExecutionProvider", {kCpu})}));
-  r = cpu.resolver.ResolveDevice("auto");
+  r = cpu.resolver.ResolveDevice(Req("auto"));
   EXPECT_EQ(r.device, kCpu);
   EXPECT_THAT(r.available_devices, ElementsAre(kCpu));
 }
 
 TEST(Resolver, StaticGateComesBeforeAvailability) {
   LoadedMachine m(Fixture("cpu_only"));
-  const Caught caught = Catch([&] { m.resolver.ResolveDevice("npu", &m.resolver.NormalizeEp("cuda")); });
+  const Caught caught = Catch([&] { m.resolver.ResolveDevice(Req("npu"), &m.machine.catalog.Normalize("cuda")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("CUDAExecutionProvider"));
   EXPECT_THAT(caught.message, HasSubstr("does not support device 'npu'"));
@@ -282,12 +290,13 @@ TEST(Resolver, StaticGateComesBeforeAvailability) {
   EXPECT_THAT(caught.message, Not(HasSubstr("not available")));
 
   TestMachine empty(Inv({}));
-  const Caught on_empty = Catch([&] { empty.resolver.ResolveDevice("cpu", Catalog().Find("qnn")); });
+  const Caught on_empty = Catch([&] { empty.resolver.ResolveDevice(Req("cpu"), Catalog().Find("qnn")); });
   EXPECT_USAGE_ERROR(on_empty);
   EXPECT_THAT(on_empty.message, HasSubstr("does not support device 'cpu'"));
   EXPECT_THAT(on_empty.message, HasSubstr("npu, gpu"));
   LoadedMachine qnn(Fixture("qnn_laptop"));
-  const Caught elsewhere = Catch([&] { qnn.resolver.ResolveDevice("cpu", &qnn.resolver.NormalizeEp("dml")); });
+  const Caught elsewhere =
+      Catch([&] { qnn.resolver.ResolveDevice(Req("cpu"), &qnn.machine.catalog.Normalize("dml")); });
   EXPECT_USAGE_ERROR(elsewhere);
   EXPECT_THAT(elsewhere.message, HasSubstr("DmlExecutionProvider"));
   EXPECT_THAT(elsewhere.message, HasSubstr("does not support device 'cpu'"));
@@ -295,7 +304,7 @@ TEST(Resolver, StaticGateComesBeforeAvailability) {
 
 TEST(Resolver, UnavailableEpListsAvailableEps) {
   LoadedMachine m(Fixture("qnn_laptop"));
-  const Caught caught = Catch([&] { m.resolver.ResolveDevice("auto", &m.resolver.NormalizeEp("openvino")); });
+  const Caught caught = Catch([&] { m.resolver.ResolveDevice(Req("auto"), &m.machine.catalog.Normalize("openvino")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("OpenVINOExecutionProvider"));
   EXPECT_THAT(caught.message, HasSubstr("is not available on this machine"));
@@ -307,14 +316,14 @@ TEST(Resolver, UnavailableEpListsAvailableEps) {
 TEST(Resolver, UnusableEpIsNotAvailableAndSaysWhy) {
   LoadedMachine m(Fixture("cpu_only"));
   for (const char* device : {"auto", "gpu"}) {
-    const Caught caught = Catch([&] { m.resolver.ResolveDevice(device, &m.resolver.NormalizeEp("cuda")); });
+    const Caught caught = Catch([&] { m.resolver.ResolveDevice(Req(device), &m.machine.catalog.Normalize("cuda")); });
     EXPECT_USAGE_ERROR(caught);
     EXPECT_THAT(caught.message, HasSubstr("CUDAExecutionProvider"));
     EXPECT_THAT(caught.message, HasSubstr("is not available on this machine"));
     EXPECT_THAT(caught.message, HasSubstr("libonnxruntime_providers_cuda.so: cannot open shared object file"));
     EXPECT_THAT(caught.message, HasSubstr("CPUExecutionProvider"));
   }
-  const Caught webgpu = Catch([&] { m.resolver.ResolveOnnxEp("auto", &m.resolver.NormalizeEp("webgpu")); });
+  const Caught webgpu = Catch([&] { m.resolver.ResolveOnnxEp(Req("auto"), &m.machine.catalog.Normalize("webgpu")); });
   EXPECT_USAGE_ERROR(webgpu);
   EXPECT_THAT(webgpu.message, HasSubstr("is not available on this machine"));
   EXPECT_THAT(webgpu.message, HasSubstr("Failed to get a WebGPU adapter: No supported adapters"));
@@ -328,7 +337,7 @@ TEST(Resolver, NoEpsAtAllIsARuntimeFailure) {
   TestMachine unknown(Inv({Ep("AzureExecutionProvider", {kCpu})}));
   for (const TestMachine* m : {&empty, &unusable, &unknown}) {
     for (const char* device : {"auto", "npu", "gpu", "cpu"}) {
-      const Caught caught = Catch([&] { m->resolver.ResolveDevice(device); });
+      const Caught caught = Catch([&] { m->resolver.ResolveDevice(Req(device)); });
       EXPECT_TRUE(caught.thrown) << device;
       EXPECT_EQ(caught.code, ExitCode::kRuntimeFailure) << caught.message;
       EXPECT_THAT(caught.message, HasSubstr("no execution providers detected"));
@@ -337,14 +346,14 @@ TEST(Resolver, NoEpsAtAllIsARuntimeFailure) {
     EXPECT_THAT(m->resolver.AvailableEps(), IsEmpty());
   }
   // With an explicit EP the EP check comes first: not available (usage), not "no EPs".
-  const Caught caught = Catch([&] { empty.resolver.ResolveDevice("auto", Catalog().Find("cpu")); });
+  const Caught caught = Catch([&] { empty.resolver.ResolveDevice(Req("auto"), Catalog().Find("cpu")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("is not available on this machine"));
 }
 
 TEST(Resolver, ExplicitDeviceWithoutEpNamesCompatibleEps) {
   LoadedMachine m(Fixture("cpu_only"));
-  const Caught caught = Catch([&] { m.resolver.ResolveDevice("npu"); });
+  const Caught caught = Catch([&] { m.resolver.ResolveDevice(Req("npu")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("no compatible EP"));
   EXPECT_THAT(caught.message, HasSubstr("QNNExecutionProvider, OpenVINOExecutionProvider, VitisAIExecutionProvider"));
@@ -353,25 +362,25 @@ TEST(Resolver, ExplicitDeviceWithoutEpNamesCompatibleEps) {
 
 TEST(Resolver, ExplicitEpAndDeviceWhereTheEpIsNotOnThatDevice) {
   TestMachine m(Inv({Ep("OpenVINOExecutionProvider", {kGpu, kCpu}), Ep("CPUExecutionProvider", {kCpu})}));
-  const Caught caught = Catch([&] { m.resolver.ResolveDevice("npu", Catalog().Find("openvino")); });
+  const Caught caught = Catch([&] { m.resolver.ResolveDevice(Req("npu"), Catalog().Find("openvino")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("no compatible EP"));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto", Catalog().Find("openvino")).device, kGpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto"), Catalog().Find("openvino")).device, kGpu);
 }
 
 TEST(Resolver, AutoWithExplicitEpPicksThatEpsBestDevice) {
   LoadedMachine ov(Fixture("openvino_box"));
-  DeviceResolution r = ov.resolver.ResolveDevice("auto", &ov.resolver.NormalizeEp("openvino"));
+  DeviceResolution r = ov.resolver.ResolveDevice(Req("auto"), &ov.machine.catalog.Normalize("openvino"));
   EXPECT_EQ(r.device, kNpu);
   EXPECT_THAT(r.available_devices, ElementsAre(kNpu, kGpu, kCpu));
-  r = ov.resolver.ResolveDevice("auto", &ov.resolver.NormalizeEp("cpu"));
+  r = ov.resolver.ResolveDevice(Req("auto"), &ov.machine.catalog.Normalize("cpu"));
   EXPECT_EQ(r.device, kCpu);
   EXPECT_THAT(r.available_devices, ElementsAre(kCpu));
 
   LoadedMachine qnn(Fixture("qnn_laptop"));
-  r = qnn.resolver.ResolveDevice("auto", &qnn.resolver.NormalizeEp("dml"));
+  r = qnn.resolver.ResolveDevice(Req("auto"), &qnn.machine.catalog.Normalize("dml"));
   EXPECT_EQ(r.device, kGpu);
-  r = qnn.resolver.ResolveDevice("gpu", &qnn.resolver.NormalizeEp("qnn"));
+  r = qnn.resolver.ResolveDevice(Req("gpu"), &qnn.machine.catalog.Normalize("qnn"));
   EXPECT_EQ(r.device, kGpu);
   EXPECT_THAT(r.available_devices, ElementsAre(kNpu, kGpu));
 }
@@ -389,11 +398,6 @@ TEST(Resolver, ResolveEpsIsStaticOrderFilteredByWhatIsHere) {
   // QNN is only reported on the npu here, so it is not a gpu EP on this machine.
   EXPECT_THAT(Names(m.resolver.ResolveEps(kNpu)), ElementsAre("QNNExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kCpu)), ElementsAre("OpenVINOExecutionProvider", "CPUExecutionProvider"));
-  EXPECT_EQ(Names(m.resolver.ResolveEps("GPU")), Names(m.resolver.ResolveEps(kGpu)));
-  EXPECT_THAT(Names(m.resolver.ResolveEps("cpu")), ElementsAre("OpenVINOExecutionProvider", "CPUExecutionProvider"));
-  EXPECT_THAT(m.resolver.ResolveEps("bogus"), IsEmpty());
-  EXPECT_THAT(m.resolver.ResolveEps("auto"), IsEmpty());
-  EXPECT_THAT(m.resolver.ResolveEps(""), IsEmpty());
 }
 
 TEST(Resolver, InventoryNamesMatchCanonicalNamesCaseInsensitively) {
@@ -408,10 +412,10 @@ TEST(Resolver, UnusableEpsNeverTakePart) {
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kCpu));
   EXPECT_THAT(Names(m.resolver.AvailableEps()), ElementsAre("CPUExecutionProvider"));
   EXPECT_THAT(m.resolver.ResolveEps(kGpu), IsEmpty());
-  const Caught caught = Catch([&] { m.resolver.ResolveDevice("gpu"); });
+  const Caught caught = Catch([&] { m.resolver.ResolveDevice(Req("gpu")); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("no compatible EP"));
-  const Caught onnx = Catch([&] { m.resolver.ResolveOnnxEp("gpu"); });
+  const Caught onnx = Catch([&] { m.resolver.ResolveOnnxEp(Req("gpu")); });
   EXPECT_USAGE_ERROR(onnx);
 }
 
@@ -419,35 +423,35 @@ TEST(Resolver, UnusableEpsNeverTakePart) {
 
 TEST(Resolver, OnnxAppliesThePrimaryDeviceRule) {
   LoadedMachine m(Fixture("openvino_box"));
-  EpSelection s = m.resolver.ResolveOnnxEp("cpu");
+  EpSelection s = m.resolver.ResolveOnnxEp(Req("cpu"));
   EXPECT_EQ(s.ep->name, "CPUExecutionProvider");
   EXPECT_EQ(s.device, kCpu);
-  s = m.resolver.ResolveOnnxEp("npu");
+  s = m.resolver.ResolveOnnxEp(Req("npu"));
   EXPECT_EQ(s.ep->name, "OpenVINOExecutionProvider");
   EXPECT_EQ(s.device, kNpu);
-  s = m.resolver.ResolveOnnxEp("gpu");
+  s = m.resolver.ResolveOnnxEp(Req("gpu"));
   EXPECT_EQ(s.ep->name, "OpenVINOExecutionProvider");
   EXPECT_EQ(s.device, kGpu);
-  s = m.resolver.ResolveOnnxEp("auto");
+  s = m.resolver.ResolveOnnxEp(Req("auto"));
   EXPECT_EQ(s.ep->name, "OpenVINOExecutionProvider");
   EXPECT_EQ(s.device, kNpu);
 }
 
 TEST(Resolver, OnnxWithExplicitEpUsesThatEp) {
   LoadedMachine m(Fixture("openvino_box"));
-  const EpRow& openvino = m.resolver.NormalizeEp("openvino");
-  EpSelection s = m.resolver.ResolveOnnxEp("cpu", &openvino);
+  const EpRow& openvino = m.machine.catalog.Normalize("openvino");
+  EpSelection s = m.resolver.ResolveOnnxEp(Req("cpu"), &openvino);
   EXPECT_EQ(s.ep, &openvino);
   EXPECT_EQ(s.device, kCpu);
-  s = m.resolver.ResolveOnnxEp("auto", &m.resolver.NormalizeEp("CPUExecutionProvider"));
+  s = m.resolver.ResolveOnnxEp(Req("auto"), &m.machine.catalog.Normalize("CPUExecutionProvider"));
   EXPECT_EQ(s.ep->name, "CPUExecutionProvider");
   EXPECT_EQ(s.device, kCpu);
 
   LoadedMachine qnn(Fixture("qnn_laptop"));
-  s = qnn.resolver.ResolveOnnxEp("gpu");
+  s = qnn.resolver.ResolveOnnxEp(Req("gpu"));
   EXPECT_EQ(s.ep->name, "DmlExecutionProvider");
   EXPECT_EQ(s.device, kGpu);
-  s = qnn.resolver.ResolveOnnxEp("gpu", &qnn.resolver.NormalizeEp("qnn"));
+  s = qnn.resolver.ResolveOnnxEp(Req("gpu"), &qnn.machine.catalog.Normalize("qnn"));
   EXPECT_EQ(s.ep->name, "QNNExecutionProvider");
   EXPECT_EQ(s.device, kGpu);
 }
@@ -455,7 +459,7 @@ TEST(Resolver, OnnxWithExplicitEpUsesThatEp) {
 TEST(Resolver, OnnxRejectsDeviceConfig) {
   LoadedMachine m(Fixture("openvino_box"));
   for (const EpRow* ep : {static_cast<const EpRow*>(nullptr), m.machine.catalog.Find("openvino")}) {
-    const Caught caught = Catch([&] { m.resolver.ResolveOnnxEp("config", ep); });
+    const Caught caught = Catch([&] { m.resolver.ResolveOnnxEp(Req("config"), ep); });
     EXPECT_USAGE_ERROR(caught);
     EXPECT_THAT(caught.message, HasSubstr("--device config"));
   }
@@ -463,15 +467,13 @@ TEST(Resolver, OnnxRejectsDeviceConfig) {
 
 TEST(Resolver, OnnxPropagatesResolutionErrors) {
   TestMachine empty(Inv({}));
-  const Caught none = Catch([&] { empty.resolver.ResolveOnnxEp("auto"); });
+  const Caught none = Catch([&] { empty.resolver.ResolveOnnxEp(Req("auto")); });
   EXPECT_TRUE(none.thrown);
   EXPECT_EQ(none.code, ExitCode::kRuntimeFailure);
   EXPECT_THAT(none.message, HasSubstr("no execution providers detected"));
-  const Caught bad = Catch([&] { empty.resolver.ResolveOnnxEp("tpu"); });
-  EXPECT_USAGE_ERROR(bad);
   // The npu is available (Dml reported there) but no npu-priority EP is: a clean usage error, not a crash.
   TestMachine odd(Inv({Ep("DmlExecutionProvider", {kNpu})}));
-  const Caught empty_list = Catch([&] { odd.resolver.ResolveOnnxEp("npu"); });
+  const Caught empty_list = Catch([&] { odd.resolver.ResolveOnnxEp(Req("npu")); });
   EXPECT_USAGE_ERROR(empty_list);
 }
 
@@ -487,20 +489,20 @@ TEST(Resolver, PluginEpFromInventoryBecomesResolvable) {
                           "SimNpuExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kNpu)), ElementsAre("QNNExecutionProvider", "SimNpuExecutionProvider"));
 
-  const EpRow& row = m.resolver.NormalizeEp("SimNpuExecutionProvider");
+  const EpRow& row = m.machine.catalog.Normalize("SimNpuExecutionProvider");
   EXPECT_TRUE(row.IsPlugin());
   EXPECT_EQ(row.plugin_library, std::filesystem::path("/opt/sim/libsim_npu.so"));
-  EXPECT_EQ(&m.resolver.NormalizeEp("simnpuexecutionprovider"), &row);
+  EXPECT_EQ(&m.machine.catalog.Normalize("simnpuexecutionprovider"), &row);
   EXPECT_EQ(row.devices, std::vector<DeviceKind>{kNpu});
 
-  EpSelection s = m.resolver.ResolveOnnxEp("auto", &row);
+  EpSelection s = m.resolver.ResolveOnnxEp(Req("auto"), &row);
   EXPECT_EQ(s.ep, &row);
   EXPECT_EQ(s.device, kNpu);
-  EXPECT_EQ(m.resolver.ResolveDevice("npu", &row).device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("npu"), &row).device, kNpu);
   // Built-ins keep priority over the plugin.
   EXPECT_EQ(GenaiAlias(m.resolver, "npu"), "qnn");
-  EXPECT_EQ(m.resolver.ResolveOnnxEp("npu").ep->name, "QNNExecutionProvider");
-  const Caught wrong_device = Catch([&] { m.resolver.ResolveDevice("gpu", &row); });
+  EXPECT_EQ(m.resolver.ResolveOnnxEp(Req("npu")).ep->name, "QNNExecutionProvider");
+  const Caught wrong_device = Catch([&] { m.resolver.ResolveDevice(Req("gpu"), &row); });
   EXPECT_USAGE_ERROR(wrong_device);
   EXPECT_THAT(wrong_device.message, HasSubstr("does not support device 'gpu'"));
 }
@@ -509,15 +511,15 @@ TEST(Resolver, PluginEpAloneOnTheNpuIsChosenForAuto) {
   EpStatus sim = Ep("SimNpuExecutionProvider", {kNpu});
   sim.library = "/opt/sim/libsim_npu.so";
   LoadedMachine m(Inv({sim, Ep("CPUExecutionProvider", {kCpu})}));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kNpu);
   EXPECT_EQ(GenaiAlias(m.resolver, "auto"), "simnpuexecutionprovider");
-  EXPECT_EQ(m.resolver.ResolveOnnxEp("npu").ep->name, "SimNpuExecutionProvider");
+  EXPECT_EQ(m.resolver.ResolveOnnxEp(Req("npu")).ep->name, "SimNpuExecutionProvider");
 }
 
 TEST(Resolver, UnknownEpWithoutPluginLibraryIsNotAccepted) {
   LoadedMachine m(Inv({Ep("AzureExecutionProvider", {kCpu}), Ep("CPUExecutionProvider", {kCpu})}));
   EXPECT_EQ(m.machine.catalog.Find("AzureExecutionProvider"), nullptr);
-  const Caught caught = Catch([&] { m.resolver.NormalizeEp("AzureExecutionProvider"); });
+  const Caught caught = Catch([&] { m.machine.catalog.Normalize("AzureExecutionProvider"); });
   EXPECT_USAGE_ERROR(caught);
   EXPECT_THAT(caught.message, HasSubstr("unknown execution provider"));
   EXPECT_THAT(Names(m.resolver.AvailableEps()), ElementsAre("CPUExecutionProvider"));
@@ -545,7 +547,7 @@ TEST(Resolver, PluginManifestRowCollidingWithBuiltInIsAUsageError) {
 TEST(ResolverFixtureMachines, QnnLaptop) {
   LoadedMachine m(Fixture("qnn_laptop"));
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kNpu, kGpu, kCpu));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kNpu);
   EXPECT_THAT(Names(m.resolver.ResolveEps(kNpu)), ElementsAre("QNNExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kGpu)), ElementsAre("QNNExecutionProvider", "DmlExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kCpu)), ElementsAre("CPUExecutionProvider"));
@@ -553,14 +555,14 @@ TEST(ResolverFixtureMachines, QnnLaptop) {
   EXPECT_EQ(GenaiAlias(m.resolver, "npu"), "qnn");
   EXPECT_EQ(GenaiAlias(m.resolver, "gpu"), "dml");
   EXPECT_EQ(GenaiAlias(m.resolver, "cpu"), "cpu");
-  EXPECT_EQ(m.resolver.ResolveOnnxEp("auto").ep->name, "QNNExecutionProvider");
-  EXPECT_EQ(m.resolver.ResolveOnnxEp("gpu").ep->name, "DmlExecutionProvider");
+  EXPECT_EQ(m.resolver.ResolveOnnxEp(Req("auto")).ep->name, "QNNExecutionProvider");
+  EXPECT_EQ(m.resolver.ResolveOnnxEp(Req("gpu")).ep->name, "DmlExecutionProvider");
 }
 
 TEST(ResolverFixtureMachines, OpenVinoBox) {
   LoadedMachine m(Fixture("openvino_box"));
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kNpu, kGpu, kCpu));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kNpu);
   EXPECT_THAT(Names(m.resolver.ResolveEps(kNpu)), ElementsAre("OpenVINOExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kGpu)), ElementsAre("OpenVINOExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kCpu)), ElementsAre("OpenVINOExecutionProvider", "CPUExecutionProvider"));
@@ -573,45 +575,45 @@ TEST(ResolverFixtureMachines, OpenVinoBox) {
 TEST(ResolverFixtureMachines, VitisAiLaptop) {
   LoadedMachine m(Fixture("vitisai_laptop"));
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kNpu, kGpu, kCpu));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kNpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kNpu);
   EXPECT_THAT(Names(m.resolver.ResolveEps(kNpu)), ElementsAre("VitisAIExecutionProvider"));
   EXPECT_THAT(Names(m.resolver.ResolveEps(kGpu)), ElementsAre("DmlExecutionProvider"));
   EXPECT_EQ(GenaiAlias(m.resolver, "auto"), "vitisai");
   EXPECT_EQ(GenaiAlias(m.resolver, "npu"), "vitisai");
   EXPECT_EQ(GenaiAlias(m.resolver, "gpu"), "dml");
   EXPECT_EQ(GenaiAlias(m.resolver, "cpu"), "cpu");
-  EXPECT_EQ(m.resolver.ResolveOnnxEp("auto").ep->name, "VitisAIExecutionProvider");
+  EXPECT_EQ(m.resolver.ResolveOnnxEp(Req("auto")).ep->name, "VitisAIExecutionProvider");
 }
 
 TEST(ResolverFixtureMachines, CudaServer) {
   LoadedMachine m(Fixture("cuda_server"));
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kGpu, kCpu));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kGpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kGpu);
   EXPECT_THAT(Names(m.resolver.ResolveEps(kGpu)), ElementsAre("TensorrtExecutionProvider", "CUDAExecutionProvider"));
   EXPECT_EQ(GenaiAlias(m.resolver, "auto"), "tensorrt");
   EXPECT_EQ(GenaiAlias(m.resolver, "gpu"), "tensorrt");
   EXPECT_EQ(GenaiAlias(m.resolver, "cpu"), "cpu");
-  const Caught npu = Catch([&] { m.resolver.ResolveGenaiEp("npu"); });
+  const Caught npu = Catch([&] { m.resolver.ResolveGenaiEp(Req("npu")); });
   EXPECT_USAGE_ERROR(npu);
   EXPECT_THAT(npu.message, HasSubstr("no compatible EP"));
-  EpSelection s = m.resolver.ResolveOnnxEp("auto", &m.resolver.NormalizeEp("cuda"));
+  EpSelection s = m.resolver.ResolveOnnxEp(Req("auto"), &m.machine.catalog.Normalize("cuda"));
   EXPECT_EQ(s.ep->name, "CUDAExecutionProvider");
   EXPECT_EQ(s.device, kGpu);
-  EXPECT_EQ(m.resolver.ResolveOnnxEp("auto").ep->name, "TensorrtExecutionProvider");
+  EXPECT_EQ(m.resolver.ResolveOnnxEp(Req("auto")).ep->name, "TensorrtExecutionProvider");
 }
 
 TEST(ResolverFixtureMachines, CpuOnly) {
   LoadedMachine m(Fixture("cpu_only"));
   EXPECT_THAT(m.resolver.AvailableDevices(), ElementsAre(kCpu));
-  EXPECT_EQ(m.resolver.ResolveDevice("auto").device, kCpu);
+  EXPECT_EQ(m.resolver.ResolveDevice(Req("auto")).device, kCpu);
   EXPECT_EQ(GenaiAlias(m.resolver, "auto"), "cpu");
   EXPECT_EQ(GenaiAlias(m.resolver, "cpu"), "cpu");
   for (const char* device : {"npu", "gpu"}) {
-    const Caught caught = Catch([&] { m.resolver.ResolveGenaiEp(device); });
+    const Caught caught = Catch([&] { m.resolver.ResolveGenaiEp(Req(device)); });
     EXPECT_USAGE_ERROR(caught);
     EXPECT_THAT(caught.message, HasSubstr("no compatible EP"));
   }
-  EpSelection s = m.resolver.ResolveOnnxEp("auto");
+  EpSelection s = m.resolver.ResolveOnnxEp(Req("auto"));
   EXPECT_EQ(s.ep->name, "CPUExecutionProvider");
   EXPECT_EQ(s.device, kCpu);
 }

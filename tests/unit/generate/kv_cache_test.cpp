@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "modelkit/generate/kv_cache.h"
+#include "generate/kv_cache.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/process_memory.h"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "modelkit/generate/repetition_penalty.h"
+#include "generate/repetition_penalty.h"
 #include "modelkit/generate/sampling.h"
 #include "modelkit/generate/stop_conditions.h"
 

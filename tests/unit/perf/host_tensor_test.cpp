@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "modelkit/perf/npz.h"
+#include "perf/npz.h"
 
 namespace modelkit::perf {
 namespace {

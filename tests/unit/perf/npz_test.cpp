@@ -1,4 +1,4 @@
-#include "modelkit/perf/npz.h"
+#include "perf/npz.h"
 
 #include <cstring>
 #include <filesystem>

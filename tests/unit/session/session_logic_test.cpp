@@ -2,13 +2,15 @@
 // which device an effective config runs on.
 #include <gtest/gtest.h>
 
+#include "modelkit/compile/stage_compile.h"
 #include "modelkit/session/genai_session.h"
-#include "modelkit/session/stage_compile.h"
 
 namespace modelkit::session {
 namespace {
 
 using Json = bundle::Json;
+using compile::ArtifactName;
+using compile::CompilableStages;
 
 device::EpCatalog CatalogWithNpuPlugin() {
   device::EpCatalog catalog = device::EpCatalog::BuiltIn();

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace modelkit::perf {
+namespace modelkit::report {
 
 inline constexpr int kPerfReportSchemaVersion = 2;
 
@@ -39,4 +39,4 @@ nlohmann::ordered_json RoundedOrNull(std::optional<double> value, int decimals);
 // A JSON number printed with exactly `decimals` decimals, or "-" when it is null.
 std::string FixedOrDash(const nlohmann::ordered_json& value, int decimals);
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

@@ -1,10 +1,10 @@
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
 #include <vector>
 
 #include <gtest/gtest.h>
 
-namespace modelkit::perf {
+namespace modelkit::report {
 namespace {
 
 std::vector<double> Range(int from, int to) {  // from..to inclusive
@@ -155,4 +155,4 @@ TEST(StatsRoundTo, OrdinaryValues) {
 }
 
 }  // namespace
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

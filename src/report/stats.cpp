@@ -1,10 +1,10 @@
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-namespace modelkit::perf {
+namespace modelkit::report {
 namespace {
 
 double NearestRank(const std::vector<double>& sorted, double p) {
@@ -52,4 +52,4 @@ double RoundTo(double value, int decimals) {
   return std::round(value * scale) / scale;
 }
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

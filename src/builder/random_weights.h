@@ -7,7 +7,7 @@
 #include <map>
 
 #include "modelkit/builder/model_spec.h"
-#include "modelkit/builder/weight_source.h"
+#include "weight_source.h"
 
 namespace modelkit::builder {
 

@@ -1,15 +1,17 @@
-#include "modelkit/session/stage_compile.h"
+#include "modelkit/compile/stage_compile.h"
 
+#include <map>
+#include <mutex>
+
+#include "compile_process.h"
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/compile/cache_identity.h"
-#include "modelkit/compile/compile_process.h"
 #include "modelkit/compile/epcontext_compile.h"
 #include "modelkit/ort/runtime.h"
-#include "modelkit/session/machine_access.h"
 
-namespace modelkit::session {
+namespace modelkit::compile {
 namespace {
 
 namespace fs = std::filesystem;
@@ -25,8 +27,8 @@ std::vector<std::string> SourceFiles(const fs::path& bundle_dir, const std::stri
 }
 
 // Why the artifact in the previous _compiled/ cannot serve `identity`, or "" when it is fresh.
-std::string StaleReasonFor(const fs::path& old_artifact, const compile::CompileIdentity& identity,
-                           const fs::path& bundle_dir, const std::vector<std::string>& sources) {
+std::string StaleReasonFor(const fs::path& old_artifact, const CompileIdentity& identity, const fs::path& bundle_dir,
+                           const std::vector<std::string>& sources) {
   std::error_code ec;
   const fs::path record_path = old_artifact.string() + kRecordSuffix;
   if (!fs::is_regular_file(old_artifact, ec)) return "no compiled artifact yet";
@@ -37,10 +39,10 @@ std::string StaleReasonFor(const fs::path& old_artifact, const compile::CompileI
   } catch (const std::exception&) {
     return "the cache record is unreadable";
   }
-  const std::optional<compile::CompileIdentity> recorded = compile::FromJson(record);
+  const std::optional<CompileIdentity> recorded = FromJson(record);
   if (!recorded) return "the cache record is from another version";
-  return compile::StaleReason(*recorded, bundle_dir, sources, identity.ep, identity.provider_options,
-                              identity.ort_version, identity.ep_version)
+  return StaleReason(*recorded, bundle_dir, sources, identity.ep, identity.provider_options, identity.ort_version,
+                     identity.ep_version)
       .value_or("");
 }
 
@@ -63,17 +65,16 @@ std::vector<std::string> CompilerArgv(const CompilerCommand& compiler, const fs:
   return argv;
 }
 
-// Upstream's salvage rule (U§2.7), where it applies to our compiler: a compiler that crashes or fails after its
-// output exists (NPU drivers are known to crash while unloading) still produced a usable model. `modelkit compile`
+// The salvage rule (as winml-cli applies it), where it applies to our compiler: a compiler that crashes or fails after
+// its output exists (NPU drivers are known to crash while unloading) still produced a usable model. `modelkit compile`
 // writes its output atomically (temporary file, then rename), and `output` lies in this run's fresh staging folder,
 // so a file there is whole and was written by this compile; it must hold an EPContext node. Its context blobs are
 // embedded (--embed), so there are no external `.bin` files to check. A compiler killed for its timeout is never
 // salvaged: it did not finish.
-bool Salvageable(const compile::ChildResult& child, const fs::path& output) {
-  if (child.outcome != compile::ChildOutcome::kCrashed && child.outcome != compile::ChildOutcome::kFailed) return false;
+bool Salvageable(const ChildResult& child, const fs::path& output) {
+  if (child.outcome != ChildOutcome::kCrashed && child.outcome != ChildOutcome::kFailed) return false;
   std::error_code ec;
-  return fs::is_regular_file(output, ec) && fs::file_size(output, ec) > 0 && !ec &&
-         compile::ContainsEpContextNode(output);
+  return fs::is_regular_file(output, ec) && fs::file_size(output, ec) > 0 && !ec && ContainsEpContextNode(output);
 }
 
 }  // namespace
@@ -140,14 +141,14 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
       reports.push_back(report);
       continue;
     }
-    if (compile::ContainsEpContextNode(source)) {
+    if (ContainsEpContextNode(source)) {
       report.outcome = StageCompileOutcome::kAlreadyCompiled;
       reports.push_back(report);
       continue;
     }
     const std::vector<std::string> sources = SourceFiles(bundle_dir, request.source);
-    compile::CompileIdentity identity;
-    for (const std::string& name : sources) identity.sources.push_back(compile::IdentifySource(bundle_dir, name));
+    CompileIdentity identity;
+    for (const std::string& name : sources) identity.sources.push_back(IdentifySource(bundle_dir, name));
     identity.ep = request.ep->name;
     identity.provider_options = request.provider_options;
     identity.ort_version = ort::RuntimeVersion();
@@ -162,26 +163,25 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
     } else {
       report.detail = stale;
       const fs::path output = staging_dir / report.artifact;
-      const compile::ChildResult child =
-          compile::RunChildWithTimeout(CompilerArgv(compiler, source, output, request), compiler.timeout);
+      const ChildResult child = RunChildWithTimeout(CompilerArgv(compiler, source, output, request), compiler.timeout);
       report.seconds = child.seconds;
-      const bool succeeded = child.outcome == compile::ChildOutcome::kSucceeded && fs::is_regular_file(output, ec);
+      const bool succeeded = child.outcome == ChildOutcome::kSucceeded && fs::is_regular_file(output, ec);
       const bool salvaged = !succeeded && Salvageable(child, output);
       if (succeeded || salvaged) {
         report.outcome = succeeded ? StageCompileOutcome::kCompiled : StageCompileOutcome::kSalvaged;
         if (salvaged) {
-          report.detail = compile::DescribeOutcome(child, compiler.timeout);
+          report.detail = DescribeOutcome(child, compiler.timeout);
           warnings.push_back("the compiler of stage '" + request.stage + "' for " + request.ep->Alias() + " " +
                              report.detail + " after writing a complete EPContext model; using that model");
         }
-        WriteFileAtomically(staging_dir / record_name, compile::ToJson(identity).dump(2) + "\n", /*overwrite=*/true);
+        WriteFileAtomically(staging_dir / record_name, ToJson(identity).dump(2) + "\n", /*overwrite=*/true);
         contents.artifacts[report.artifact] = output;
         contents.artifacts[record_name] = staging_dir / record_name;
       } else {
         // Nothing of a failed compile may survive: a later run must not trust a partial artifact.
         fs::remove(output, ec);
-        compile::RemoveAbandonedCompileFolders(staging_dir);
-        report.detail = compile::DescribeOutcome(child, compiler.timeout) +
+        RemoveAbandonedCompileFolders(staging_dir);
+        report.detail = DescribeOutcome(child, compiler.timeout) +
                         (child.error_line.empty() ? std::string() : ": " + child.error_line);
         warnings.push_back("compiling stage '" + request.stage + "' for " + request.ep->Alias() + " " + report.detail +
                            "; the stage runs uncompiled");
@@ -196,4 +196,15 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
   return reports;
 }
 
-}  // namespace modelkit::session
+std::string EpLibraryVersion(const device::EpRow& row) {
+  if (!row.plugin_library) return "";
+  static std::mutex mutex;
+  static std::map<std::string, std::string> hashes;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string key = row.plugin_library->string();
+  auto found = hashes.find(key);
+  if (found == hashes.end()) found = hashes.emplace(key, "xxh3:" + HashFile(*row.plugin_library)).first;
+  return found->second;
+}
+
+}  // namespace modelkit::compile

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "modelkit/builder/weight_source.h"
+#include "weight_source.h"
 
 namespace modelkit::builder {
 

@@ -1,4 +1,4 @@
-#include "modelkit/perf/genai_report.h"
+#include "modelkit/report/genai_report.h"
 
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace modelkit::perf {
+namespace modelkit::report {
 namespace {
 
 using nlohmann::ordered_json;
@@ -31,11 +31,16 @@ GenaiBenchmarkInfo Info() {
   GenaiBenchmarkInfo info;
   info.bundle_dir = "/bundles/tiny";
   info.running_model_path = "/bundles/tiny/_compiled";
-  info.ep_label = "cpu";
-  info.device = "config";
+  info.effective_ep = device::EffectiveEp{"cpu"};
+  info.device = device::DeviceRequest::Config();
   info.effective_device = "cpu";
+  info.compile_timeout_s = 300;
   info.compiled_stages = {"ctx"};
-  info.prompt = "Explain the theory of relativity in simple terms.";
+  info.options.prompt = "Explain the theory of relativity in simple terms.";
+  info.options.iterations = 10;
+  info.options.warmup = 2;
+  info.options.max_new_tokens = 128;
+  info.template_applied = true;
   info.context_length = 2048;
   return info;
 }
@@ -492,8 +497,8 @@ TEST(GenaiReportJson, MemoryBlockOnlyWhenMeasured) {
 
 std::string TextFor(const std::string& device, const std::string& label) {
   GenaiBenchmarkInfo info = Info();
-  info.device = device;
-  info.ep_label = label;
+  info.device = device::DeviceRequest::Parse(device);
+  info.effective_ep = label == "config" ? device::EffectiveEp{} : device::EffectiveEp{label};
   return GenaiReportText(GenaiReportJson(info, Load(), Requests(), Memory(), Context()));
 }
 
@@ -553,4 +558,4 @@ TEST(GenaiReportText, NothingMeasuredPrintsDashes) {
 }
 
 }  // namespace
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

@@ -1,8 +1,8 @@
-// EPContext compilation of a bundle's pipeline stages for the derived bundle `_compiled/` (U§2.7 with product.md's
-// differences): artifacts are named `{stage}_{alias}_ctx.onnx` and carry a cache record `<artifact>.meta.json`
-// (compile::CompileIdentity: source content, EP, options, ORT and EP library versions). A fresh record is reused
-// without compiling; anything else compiles again, in a child process bounded by a timeout, so a hanging,
-// failing or crashing compiler costs only that stage its compiled form: it then runs uncompiled (JIT).
+// The compile cache of a bundle's pipeline stages, kept in the derived bundle `_compiled/`
+// (docs/genai-session.md): artifacts are named `{stage}_{alias}_ctx.onnx` and carry a cache record
+// `<artifact>.meta.json` (compile::CompileIdentity: source content, EP, options, ORT and EP library versions). A fresh
+// record is reused without compiling; anything else compiles again, in a child process bounded by a timeout, so a
+// hanging, failing or crashing compiler costs only that stage its compiled form: it then runs uncompiled (JIT).
 #pragma once
 
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "modelkit/bundle/genai_config.h"
 #include "modelkit/device/ep_catalog.h"
 
-namespace modelkit::session {
+namespace modelkit::compile {
 
 struct StageCompileRequest {
   std::string stage;
@@ -69,4 +69,9 @@ std::vector<StageCompileReport> PrepareCompiledStages(const std::filesystem::pat
 
 const char* OutcomeName(StageCompileOutcome outcome);
 
-}  // namespace modelkit::session
+// A plugin EP's version for the compile cache: the XXH3-128 of its library's content (a rebuilt library is a new
+// version even when it reports the same version string), "" for built-in EPs. Hashes each library once per
+// process.
+std::string EpLibraryVersion(const device::EpRow& row);
+
+}  // namespace modelkit::compile

@@ -1,4 +1,4 @@
-#include "modelkit/perf/report_blocks.h"
+#include "modelkit/report/report_blocks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "modelkit/base/host_info.h"
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
-namespace modelkit::perf {
+namespace modelkit::report {
 
 using nlohmann::ordered_json;
 
@@ -57,4 +57,4 @@ std::string FixedOrDash(const ordered_json& value, int decimals) {
   return out.str();
 }
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

@@ -1,4 +1,4 @@
-#include "modelkit/perf/onnx_report.h"
+#include "modelkit/report/onnx_report.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace modelkit::perf {
+namespace modelkit::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -24,18 +24,10 @@ TensorSpec Spec(std::string name, ElementType type, std::vector<Dim> dims) {
   return TensorSpec{std::move(name), type, std::move(dims), true};
 }
 
-HostTensor Fed(std::string name, ElementType type, std::vector<int64_t> shape) {
-  HostTensor tensor;
-  tensor.name = std::move(name);
-  tensor.type = type;
-  tensor.shape = std::move(shape);
-  return tensor;
-}
-
 OnnxPerfOptions Options() {
   OnnxPerfOptions options;
   options.model = "/models/My Model_v2.onnx";
-  options.device = "gpu";
+  options.device = device::DeviceRequest::Of(device::DeviceKind::kGpu);
   options.ep_options = {{"device_type", "GPU"}};
   options.iterations = 10;
   options.warmup = 2;
@@ -55,8 +47,7 @@ OnnxPerfResult Result() {
                    Spec("pixels", ElementType::kFloat, {D(1), D(3), Dim{-1, ""}, D(224)}), unknown};
   result.outputs = {Spec("logits", ElementType::kFloat, {Dyn("batch"), D(10)}),
                     Spec("hidden", ElementType::kFloat16, {Dyn("batch"), Dyn("seq_out")})};
-  result.fed = {Fed("input_ids", ElementType::kInt64, {4, 128}), Fed("pixels", ElementType::kFloat, {1, 3, 224, 224}),
-                Fed("extra", ElementType::kBool, {4})};
+  result.fed_shapes = {{4, 128}, {1, 3, 224, 224}, {4}};
   result.output_shapes = {{4, 10}};  // the second output's shape was not recorded: its declared shape is used
   result.effective_batch = 4;
   result.warmup_ms = {100.0, 50.0};
@@ -296,4 +287,4 @@ TEST(DefaultReportPath, TimestampCompacted) {
 }
 
 }  // namespace
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

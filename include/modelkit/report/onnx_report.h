@@ -1,4 +1,4 @@
-// The ONNX benchmark report: upstream winml-cli's schema version 2 (U§3.6) plus modelkit's `tool` and `host`
+// The ONNX benchmark report: winml-cli's schema version 2 plus modelkit's `tool` and `host`
 // blocks. The console text is rendered from the same JSON, so both always show the same numbers.
 #pragma once
 
@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "modelkit/perf/onnx_benchmark.h"
-#include "modelkit/perf/report_blocks.h"
+#include "modelkit/report/onnx_run.h"
+#include "modelkit/report/report_blocks.h"
 
-namespace modelkit::perf {
+namespace modelkit::report {
 
 // Latency numbers have 3 decimals, throughput and memory 2. Unmeasured values are null, never -1.
 nlohmann::ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult& result,
@@ -25,4 +25,4 @@ std::filesystem::path DefaultReportPath(const std::filesystem::path& model, cons
 // Current UTC time as ISO-8601 with seconds ("2026-12-03T08:15:00Z").
 std::string UtcTimestamp();
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

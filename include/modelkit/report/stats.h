@@ -5,7 +5,7 @@
 #include <optional>
 #include <span>
 
-namespace modelkit::perf {
+namespace modelkit::report {
 
 // Nearest-rank percentile as upstream computes it: sort, index = floor(n * p / 100) clamped to n - 1.
 // p50 of 10 samples is the 6th smallest; p90/p95/p99 of <= 10 samples is the max. nullopt for no samples.
@@ -31,4 +31,4 @@ std::optional<double> Mean(std::span<const double> samples);
 // Rounds half away from zero to `decimals` places, as reports print numbers.
 double RoundTo(double value, int decimals);
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

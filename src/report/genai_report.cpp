@@ -1,13 +1,13 @@
-#include "modelkit/perf/genai_report.h"
+#include "modelkit/report/genai_report.h"
 
 #include <algorithm>
 #include <numeric>
 #include <sstream>
 
 #include "modelkit/base/text_table.h"
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
-namespace modelkit::perf {
+namespace modelkit::report {
 namespace {
 
 using nlohmann::ordered_json;
@@ -66,18 +66,18 @@ ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* 
   block["model_id"] = context.model_id;
   block["running_model_path"] = info.running_model_path;
   block["bundle_dir"] = info.bundle_dir;
-  block["ep"] = info.ep_label;
-  block["device"] = info.device;
+  block["ep"] = info.effective_ep.ReportName();
+  block["device"] = info.device.Name();
   block["effective_device"] = info.effective_device ? ordered_json(*info.effective_device) : ordered_json(nullptr);
   block["compile"] = info.compile;
   block["compile_timeout"] = info.compile_timeout_s;
   block["compiled_stages"] = info.compiled_stages;
   block["monitor"] = info.monitor;
-  block["iterations"] = info.iterations;
-  block["warmup"] = info.warmup;
-  block["max_new_tokens"] = info.max_new_tokens;
-  block["apply_template"] = info.apply_template;
-  block["prompt"] = info.prompt;
+  block["iterations"] = info.options.iterations;
+  block["warmup"] = info.options.warmup;
+  block["max_new_tokens"] = info.options.max_new_tokens;
+  block["apply_template"] = info.template_applied;
+  block["prompt"] = info.options.prompt;
   block["prompt_tokens"] = first_timed ? ordered_json(first_timed->prompt_tokens) : ordered_json(nullptr);
   block["generated_tokens"] = first_timed ? ordered_json(first_timed->generated_tokens) : ordered_json(nullptr);
   block["context_length"] = info.context_length ? ordered_json(*info.context_length) : ordered_json(nullptr);
@@ -329,4 +329,4 @@ std::string GenaiReportText(const ordered_json& report) {
   return out.str();
 }
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

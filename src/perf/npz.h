@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "modelkit/perf/host_tensor.h"
-#include "modelkit/perf/tensor_spec.h"
+#include "modelkit/perf/shape_config.h"
 
 namespace modelkit::perf {
 

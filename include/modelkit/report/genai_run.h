@@ -1,7 +1,5 @@
-// The genai benchmark report: upstream winml-cli's schema version 2 (U§3.5) plus modelkit's `tool` and `host`
-// blocks, the peak RSS, per-stage session creation times and a per-pipeline-stage time breakdown. Pure logic:
-// it takes raw nanosecond samples (no clocks, no ORT) and the console text is rendered from the same JSON, so
-// both always show the same numbers.
+// What a genai benchmark run was asked to do and what it measured (raw steady-clock nanoseconds): the records the
+// genai report is made from.
 #pragma once
 
 #include <cstdint>
@@ -10,11 +8,22 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "modelkit/device/device_request.h"
 
-#include "modelkit/perf/report_blocks.h"
+namespace modelkit::report {
 
-namespace modelkit::perf {
+inline constexpr const char* kDefaultGenaiPrompt = "Explain the theory of relativity in simple terms.";
+
+// The options of a genai benchmark; the defaults are the documented defaults (`perf --help` shows them).
+struct GenaiPerfOptions {
+  std::string prompt = kDefaultGenaiPrompt;
+  std::optional<bool> apply_template;  // nullopt: apply the bundle's chat template when it has one
+  int64_t max_new_tokens = 128;
+  int iterations = 10;
+  int warmup = 2;
+  bool memory = true;
+  bool ignore_eos = false;  // generate exactly max_new_tokens (within the context) in every request
+};
 
 // Time spent inside one pipeline stage's ORT Run calls during one request. A flat bundle has one stage,
 // "decoder". Prompt runs process the prompt (prefill); token runs produce generated tokens.
@@ -63,39 +72,21 @@ struct GenaiMemorySample {
   std::optional<double> rss_peak_mb;  // VmHWM: the high-water mark over the whole process lifetime
 };
 
-// What was asked for and what actually ran. The model id comes from ReportContext::model_id.
+// What was asked for and what actually ran, filled by the benchmark from the session it ran. The model id comes
+// from ReportContext::model_id.
 struct GenaiBenchmarkInfo {
+  GenaiPerfOptions options;        // as run
   std::string bundle_dir;          // the bundle as given
   std::string running_model_path;  // the directory actually loaded (the derived bundle when one was written)
-  std::string ep_label;            // effective EP alias, or "config" when the bundle's own routing ran
-  std::string device;              // as requested: "config", "auto", "cpu", "gpu", "npu"
+  device::DeviceRequest device = device::DeviceRequest::Config();  // as requested
+  device::EffectiveEp effective_ep;
   std::optional<std::string> effective_device;  // nullopt when unknown
   bool compile = false;
-  double compile_timeout_s = 300;
+  double compile_timeout_s = 0;
   std::vector<std::string> compiled_stages;  // stages that ran from a compiled EPContext artifact
   bool monitor = false;
-  int iterations = 10;
-  int warmup = 2;
-  int64_t max_new_tokens = 128;
-  bool apply_template = true;
-  std::string prompt;
+  bool template_applied = false;
   std::optional<int64_t> context_length;  // nullopt when the bundle does not say
 };
 
-// The report as JSON, upstream key order. Durations are milliseconds with 3 decimals, per-request token rates
-// and memory 2 decimals, aggregate stats blocks {mean, std (population), min, max, p50, p90, p95, p99} 3
-// decimals over the timed requests only (nearest-rank percentiles). Rates and TPOT over a zero duration or no
-// decode tokens are 0. Values that were not measured are null, never -1: stats with no timed request,
-// benchmark_info.prompt_tokens/generated_tokens (taken from the first timed request) with none, cold start
-// with no request at all. Cold start is session load plus the first warm-up request (the first timed one
-// when there was no warm-up). `memory` is present only when `memory` is given. A stage missing from a timed
-// request counts as 0 ms in that request.
-nlohmann::ordered_json GenaiReportJson(const GenaiBenchmarkInfo& info, const GenaiLoadSample& load,
-                                       const std::vector<GenaiRequestSample>& requests,
-                                       const std::optional<GenaiMemorySample>& memory, const ReportContext& context);
-
-// Human-readable report (run summary, startup, TTFT table, prefill/decode rates, per-stage table, memory) from a
-// report made by GenaiReportJson. Throws nlohmann::json exceptions when a required key is missing.
-std::string GenaiReportText(const nlohmann::ordered_json& report);
-
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

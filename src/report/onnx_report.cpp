@@ -1,4 +1,4 @@
-#include "modelkit/perf/onnx_report.h"
+#include "modelkit/report/onnx_report.h"
 
 #include <cctype>
 #include <chrono>
@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "modelkit/base/text_table.h"
-#include "modelkit/perf/stats.h"
+#include "modelkit/report/stats.h"
 
-namespace modelkit::perf {
+namespace modelkit::report {
 namespace {
 
 using nlohmann::ordered_json;
@@ -84,7 +84,7 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
   info["runtime"] = "onnx";
   info["model_id"] = context.model_id;
   info["running_model_path"] = std::filesystem::absolute(options.model).lexically_normal().string();
-  info["device"] = options.device;
+  info["device"] = options.device.Name();
   info["resolved_device"] = result.resolved_device;
   info["ep"] = result.ep_name;
   info["ep_alias"] = result.ep_alias;
@@ -110,7 +110,7 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
     model["input_types"].push_back(ElementTypeName(input.type));
   }
   model["fed_input_shapes"] = ordered_json::array();
-  for (const HostTensor& fed : result.fed) model["fed_input_shapes"].push_back(fed.shape);
+  for (const std::vector<int64_t>& shape : result.fed_shapes) model["fed_input_shapes"].push_back(shape);
   model["output_names"] = ordered_json::array();
   model["output_shapes"] = ordered_json::array();
   model["output_types"] = ordered_json::array();
@@ -184,4 +184,4 @@ std::string OnnxReportText(const ordered_json& report) {
   return out.str();
 }
 
-}  // namespace modelkit::perf
+}  // namespace modelkit::report

@@ -1,5 +1,6 @@
-// The EP override rewrite, input -> expected output, for every example of upstream winml-cli §2.4-2.5 and the
-// product.md differences.
+// The EP override rewrite, input -> expected output, and whether it took effect: the behaviour of Microsoft's
+// winml-cli, plus modelkit's two differences (DML counts as hardware, also when judging effect; `--device auto`
+// resolving to a GPU synthesises GPU). See docs/genai-session.md.
 #include "modelkit/bundle/ep_override.h"
 
 #include <gtest/gtest.h>
@@ -154,7 +155,7 @@ TEST(BundleUsesHardwareEp, FindsTheFirstNonCpuKey) {
   EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([])", R"([{"cpu": {}}])")), std::nullopt);
   EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"qnn": {}}])", R"([])")), "qnn");
   EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"dml": {}}])", R"([])")), "dml")
-      << "product.md: DML counts as hardware (upstream skips it)";
+      << "DML counts as hardware (winml-cli skips it)";
   EXPECT_EQ(
       BundleUsesHardwareEp(Parse(
           R"({"model": {"decoder": {"session_options": {"provider_options": [{"OpenVINO": {"device_type": "NPU"}}]}}}})")),
@@ -181,7 +182,7 @@ TEST_F(Effectiveness, FollowsTheEffectiveConfig) {
       << "hardware survives outside the pipeline";
   EXPECT_EQ(EffectiveEpLabel(Apply(flat_qnn, "qnn").config, Ep("qnn"), catalog_), "config") << "flat is ignored";
   const Json flat_dml = Parse(R"({"model": {"decoder": {"session_options": {"provider_options": [{"dml": {}}]}}}})");
-  EXPECT_FALSE(OverrideTookEffect(flat_dml, Ep("cpu"), catalog_)) << "product.md: DML remains hardware";
+  EXPECT_FALSE(OverrideTookEffect(flat_dml, Ep("cpu"), catalog_)) << "DML remains hardware";
   EXPECT_FALSE(OverrideTookEffect(Parse(R"({"model": {"decoder": {"pipeline": []}}})"), Ep("qnn"), catalog_));
 }
 
@@ -192,7 +193,7 @@ TEST(SessionDevice, ConcreteAutoConfigAndNone) {
   EXPECT_EQ(SessionDevice(openvino, "cpu", DeviceKind::kCpu), DeviceKind::kCpu);
   EXPECT_EQ(SessionDevice(openvino, "GPU", std::nullopt), DeviceKind::kGpu);
   EXPECT_EQ(SessionDevice(openvino, "auto", DeviceKind::kGpu), DeviceKind::kGpu)
-      << "product.md: auto resolving to a GPU synthesises GPU (upstream writes the primary device)";
+      << "auto resolving to a GPU synthesises GPU (winml-cli writes the EP's primary device)";
   EXPECT_EQ(SessionDevice(openvino, "config", DeviceKind::kGpu), DeviceKind::kNpu);
   EXPECT_EQ(SessionDevice(openvino, "", std::nullopt), DeviceKind::kNpu);
 }

@@ -1,5 +1,6 @@
-// Device and EP resolution (U§1.2-1.5, product.md "EPs and devices": the #1138 primary-device rule is applied by
-// both the genai and the ONNX runtime).
+// Device and EP resolution (see docs/ep-catalog.md): EP names, the device choice, the usable EPs per device, and the
+// primary-device rule (among the usable EPs for a device, the first whose primary device is that device, else the
+// first), which the genai and the ONNX runtime both apply.
 #include "modelkit/device/resolution.h"
 
 #include <string>
@@ -112,7 +113,7 @@ Caught Catch(Fn&& fn) {
     EXPECT_EQ((caught).code, ExitCode::kUsage) << (caught).message; \
   } while (0)
 
-// --- U§1.5 resolve_genai_ep: one test per row of the table -------------------------------------------------------
+// --- ResolveGenaiEp: each GenaiRow test pairs a device and the usable EPs with the EP chosen -----------------------
 
 TEST(Resolver, GenaiRow1AutoWithQnnOnNpuGivesQnn) {
   TestMachine m(Inv({Ep("QNNExecutionProvider", {kNpu})}));
@@ -200,7 +201,7 @@ TEST(Resolver, GenaiPropagatesUnknownDeviceAndNoEps) {
   EXPECT_THAT(bad.message, HasSubstr("tpu"));
 }
 
-// --- U§1.2 NormalizeEp --------------------------------------------------------------------------------------------
+// --- NormalizeEp ---------------------------------------------------------------------------------------------------
 
 TEST(Resolver, NormalizeEpAcceptsNamesAndAliasesCaseInsensitively) {
   TestMachine m(Inv({}));
@@ -226,7 +227,7 @@ TEST(Resolver, NormalizeEpRejectsUnknownNamesListingValidOnes) {
   }
 }
 
-// --- U§1.4 ResolveDevice -----------------------------------------------------------------------------------------
+// --- ResolveDevice -------------------------------------------------------------------------------------------------
 
 TEST(Resolver, UnknownDeviceIsAUsageError) {
   TestMachine m(Inv({Ep("CPUExecutionProvider", {kCpu})}));
@@ -376,7 +377,7 @@ TEST(Resolver, AutoWithExplicitEpPicksThatEpsBestDevice) {
   EXPECT_THAT(r.available_devices, ElementsAre(kNpu, kGpu));
 }
 
-// --- U§1.4 ResolveEps ----------------------------------------------------------------------------------------------
+// --- ResolveEps ----------------------------------------------------------------------------------------------------
 
 TEST(Resolver, ResolveEpsIsStaticOrderFilteredByWhatIsHere) {
   TestMachine m(Inv({Ep("WebGpuExecutionProvider", {kGpu}), Ep("DmlExecutionProvider", {kGpu}),
@@ -415,7 +416,7 @@ TEST(Resolver, UnusableEpsNeverTakePart) {
   EXPECT_USAGE_ERROR(onnx);
 }
 
-// --- ResolveOnnxEp: the primary-device rule applies to the ONNX runtime too (product.md) ---------------------------
+// --- ResolveOnnxEp: the primary-device rule applies to the ONNX runtime too ----------------------------------------
 
 TEST(Resolver, OnnxAppliesThePrimaryDeviceRule) {
   LoadedMachine m(Fixture("openvino_box"));

@@ -1,4 +1,4 @@
-// The GenAI session's costs, side by side in one run (issue 8's targets):
+// The GenAI session's costs, side by side in one run, with their targets:
 //   1. the EP override + derived bundle preparation added to load, for a 4-stage pipeline bundle (<= 30 ms);
 //   2. load with a warm EPContext compile cache vs load that compiles (sim NPU compile_delay_ms), >= 3x faster;
 //   3. the perf harness's own time per generated token outside model compute, as a fraction of TPOT on a

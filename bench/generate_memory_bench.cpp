@@ -1,6 +1,6 @@
 // Memory and bandwidth figures of the generation runtime on the 0.6B-shaped int4 bundle (generate_bench_bundle.h):
 //
-//   1. Peak RSS while generating against what the model itself needs: issue 7's target is
+//   1. Peak RSS while generating against what the model itself needs; the target is
 //      peak(modelkit generating) <= 1.15 x (bare + KV), where `bare` is the peak of plain ORT creating the bundle's
 //      session and running one prefill (weights + arena) and KV = layers x 2 x kv_heads x head_size x max_length x
 //      element size (the shared buffer modelkit allocates for the whole max length).

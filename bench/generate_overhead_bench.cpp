@@ -1,5 +1,5 @@
 // The generation runtime's own cost per decode step: time in each step not spent inside ORT Run calls, as a fraction
-// of the step (issue 7's targets: <= 10% on a tiny bundle, <= 3% on a 0.6B-shaped int4 bundle on CPU), plus prefill
+// of the step (targets: <= 10% on a tiny bundle, <= 3% on a 0.6B-shaped int4 bundle on CPU), plus prefill
 // and decode tokens/s. Bundles are random-weight bundles built in a temporary directory with the builder.
 //
 // Usage: modelkit_generate_bench [tiny|0.6b] [new_tokens=64] [prompt_tokens=32] [threads=1]

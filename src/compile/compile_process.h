@@ -1,5 +1,5 @@
 // Running a compile in a throw-away child process with a time limit. EP compilers can hang, crash or corrupt the
-// process that ran them (upstream saw QNN teardown faults poison the process that then loaded the model), so the
+// process that ran them (winml-cli saw QNN teardown faults poison the process that then loaded the model), so the
 // parent only starts `modelkit compile` and judges how it ended; whatever happens, the parent stays clean.
 #pragma once
 

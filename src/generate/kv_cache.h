@@ -1,5 +1,5 @@
 // The decoder's KV cache, batch 1: per layer one key and one value tensor [1, kv_heads, length, head_size] in the
-// model's KV element type. Two modes (bundle-format.md): a growing cache whose `present` outputs become the next
+// model's KV element type. Two modes, as in onnxruntime-genai: a growing cache whose `present` outputs become the next
 // step's `past`, or one zeroed max-length buffer per tensor bound as both past and present and updated in place.
 #pragma once
 

@@ -1,6 +1,6 @@
-// One ORT session per model or pipeline stage, configured from the stage's session_options as bundle-format.md
-// "Execution providers per stage" says: providers through the EP catalog (an empty list means CPU), thread counts,
-// arena / pattern flags, optimisation level and config entries.
+// One ORT session per model or pipeline stage, configured from the stage's session_options as onnxruntime-genai
+// reads them: providers through the EP catalog (an empty list means CPU), thread counts, arena / pattern flags,
+// optimisation level and config entries.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>

@@ -1,4 +1,4 @@
-// The managed tensors of one decoder step, batch 1 (bundle-format.md "How the decoder is fed"): input_ids,
+// The managed tensors of one decoder step, batch 1, fed as onnxruntime-genai feeds them: input_ids,
 // attention_mask, position_ids, the sequence-length scalars and the logits. Element types come from the graph
 // (int32 or int64 for ids, mask and positions; fp32, fp16 or bf16 for logits). Buffers are reused between steps.
 #pragma once

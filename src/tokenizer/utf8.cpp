@@ -36,8 +36,8 @@ void AppendUtf8(std::string& out, char32_t codepoint) {
 
 namespace {
 
-// Length of the longest prefix of `bytes[pos...]` that could start a valid sequence (1..3), per the
-// "maximal subpart" rule of Unicode §3.9 / WHATWG.
+// Length of the longest prefix of `bytes[pos...]` that could start a valid sequence (1..3): the "maximal subpart"
+// of an ill-formed sequence, which the Unicode Standard and the WHATWG decoder replace by one U+FFFD each.
 size_t MaximalSubpart(std::string_view bytes, size_t pos) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
   const unsigned char lead = byte(pos);

@@ -251,8 +251,8 @@ TEST_F(GenaiSessionTest, FailingCrashingAndHangingCompilersFallBackToUncompiledS
   }
 }
 
-// U§2.7's salvage: the compiler aborts at exit, after it wrote a complete EPContext model. That model is used (the
-// plugin restores contexts instead of compiling), with a warning, and it is cached like a compiled one.
+// Salvage, as winml-cli does it: the compiler aborts at exit, after it wrote a complete EPContext model. That model is
+// used (the plugin restores contexts instead of compiling), with a warning, and it is cached like a compiled one.
 TEST_F(GenaiSessionTest, CompilerCrashingAfterWritingItsModelIsSalvaged) {
   Instrument(bundle_, {{"crash_at_exit", "1"}});
   const auto load = [&] {

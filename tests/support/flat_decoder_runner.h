@@ -1,6 +1,6 @@
-// Feeds a flat genai bundle's decoder in an ORT CPU session the way bundle-format.md "How the decoder is fed"
-// describes, batch 1: either a growing KV cache (past_present_share_buffer = false: each step's present becomes the
-// next past) or one max-length buffer per K/V bound as both past and present (share buffer).
+// Feeds a flat genai bundle's decoder in an ORT CPU session the way onnxruntime-genai does, batch 1: either a growing
+// KV cache (past_present_share_buffer = false: each step's present becomes the next past) or one max-length buffer per
+// K/V bound as both past and present (share buffer).
 #pragma once
 
 #include <onnxruntime_cxx_api.h>

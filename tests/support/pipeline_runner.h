@@ -1,4 +1,4 @@
-// Feeds a decoder-pipeline bundle the way bundle-format.md describes, batch 1, with shared past/present buffers of
+// Feeds a decoder-pipeline bundle the way onnxruntime-genai does, batch 1, with shared past/present buffers of
 // context_length: stages run in config order, skipped per run_on_prompt / run_on_token_gen; managed tensors
 // (input_ids, attention_mask, KV, logits) are bound by name, other outputs are passed by name to later stages.
 #pragma once

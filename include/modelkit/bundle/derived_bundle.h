@@ -1,6 +1,6 @@
 // The derived bundle `<bundle>/_compiled/`: the rewritten genai_config.json, compiled stage artifacts, and every
 // other top-level file of the bundle mirrored (symlinked, or copied where links fail), so a loader reading
-// `_compiled/` sees a complete bundle. Unlike upstream it is never edited in place: each write builds a temporary
+// `_compiled/` sees a complete bundle. Unlike winml-cli's, it is never edited in place: each write builds a temporary
 // sibling and swaps it in atomically, under an advisory lock on the bundle, so concurrent runs and a run killed
 // half-way never leave a half-written `_compiled/` that a later run trusts, and stale entries disappear.
 #pragma once

@@ -1,7 +1,7 @@
 // What an EPContext artifact was compiled from, recorded beside it, and the rule that decides whether it can be
-// reused. Stronger than upstream's mtime check (product.md): the sources' content (size + mtime as a fast path,
-// a content hash when those differ), the EP, its provider options, the ORT version and the EP library's version
-// must all match; anything different means recompiling, and an artifact compiled for one EP is never used for
+// reused. Stronger than winml-cli's check, which trusts source modification times: the sources' content (size + mtime
+// as a fast path, a content hash when those differ), the EP, its provider options, the ORT version and the EP library's
+// version must all match; anything different means recompiling, and an artifact compiled for one EP is never used for
 // another.
 #pragma once
 

@@ -1,6 +1,6 @@
-// genai_config.json as typed structs: what the generation runtime consumes, with onnxruntime-genai's defaults
-// (bundle-format.md), and the sampling defaults a Hugging Face generation_config.json beside it adds. Strict about
-// the keys it reads (type and range, naming file and JSON path), lenient about keys it does not know (ignored).
+// genai_config.json as typed structs: what the generation runtime consumes, with onnxruntime-genai's defaults, and
+// the sampling defaults a Hugging Face generation_config.json beside it adds. Strict about the keys it reads (type and
+// range, naming file and JSON path), lenient about keys it does not know (ignored).
 #pragma once
 
 #include <cstdint>

@@ -16,7 +16,7 @@ struct SamplingOptions {
   double top_p = 1.0;  // 1: no nucleus limit
 };
 
-// Greedy whenever do_sample is false, top_k is 1 or temperature is 0 (bundle-format.md).
+// Greedy whenever do_sample is false, top_k is 1 or temperature is 0, as in onnxruntime-genai.
 bool IsGreedy(const SamplingOptions& options);
 
 // The first index of the largest value. `logits` must not be empty.

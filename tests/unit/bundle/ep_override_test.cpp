@@ -1,5 +1,6 @@
-// The EP override rewrite, input -> expected output, for every example of upstream winml-cli §2.4-2.5 and the
-// product.md differences.
+// The EP override rewrite, input -> expected output, and whether it took effect: the behaviour of Microsoft's
+// winml-cli, plus modelkit's two differences (DML counts as hardware, also when judging effect; `--device auto`
+// resolving to a GPU synthesises GPU). See docs/genai-session.md.
 #include "modelkit/bundle/ep_override.h"
 
 #include <gtest/gtest.h>
@@ -155,7 +156,7 @@ TEST(BundleUsesHardwareEp, FindsTheFirstNonCpuKey) {
   EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([])", R"([{"cpu": {}}])"), catalog), std::nullopt);
   EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"qnn": {}}])", R"([])"), catalog), "qnn");
   EXPECT_EQ(BundleUsesHardwareEp(Pipeline(R"([{"dml": {}}])", R"([])"), catalog), "dml")
-      << "product.md: DML counts as hardware (upstream skips it)";
+      << "DML counts as hardware (winml-cli skips it)";
   EXPECT_EQ(
       BundleUsesHardwareEp(
           Parse(
@@ -186,7 +187,7 @@ TEST_F(Effectiveness, FollowsTheEffectiveConfig) {
   EXPECT_EQ(EffectiveEpOf(Apply(flat_qnn, "qnn").config, Ep("qnn"), catalog_), device::EffectiveEp{})
       << "flat is ignored";
   const Json flat_dml = Parse(R"({"model": {"decoder": {"session_options": {"provider_options": [{"dml": {}}]}}}})");
-  EXPECT_FALSE(OverrideTookEffect(flat_dml, Ep("cpu"), catalog_)) << "product.md: DML remains hardware";
+  EXPECT_FALSE(OverrideTookEffect(flat_dml, Ep("cpu"), catalog_)) << "DML remains hardware";
   EXPECT_FALSE(OverrideTookEffect(Parse(R"({"model": {"decoder": {"pipeline": []}}})"), Ep("qnn"), catalog_));
 }
 
@@ -197,7 +198,7 @@ TEST(SessionDevice, ConcreteAutoConfigAndNone) {
   EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Of(DeviceKind::kCpu), DeviceKind::kCpu), DeviceKind::kCpu);
   EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Parse("GPU"), std::nullopt), DeviceKind::kGpu);
   EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Auto(), DeviceKind::kGpu), DeviceKind::kGpu)
-      << "product.md: auto resolving to a GPU synthesises GPU (upstream writes the primary device)";
+      << "auto resolving to a GPU synthesises GPU (winml-cli writes the EP's primary device)";
   EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Config(), DeviceKind::kGpu), DeviceKind::kNpu);
   EXPECT_EQ(SessionDevice(openvino, device::DeviceRequest::Config(), std::nullopt), DeviceKind::kNpu);
 }

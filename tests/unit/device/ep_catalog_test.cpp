@@ -1,5 +1,4 @@
-// The EP catalog: names, aliases, devices, capabilities and per-device priority lists (U§1.1, U§1.2, product.md
-// "EPs and devices").
+// The EP catalog: names, aliases, devices, capabilities and per-device priority lists (see docs/ep-catalog.md).
 #include "modelkit/device/ep_catalog.h"
 
 #include <algorithm>
@@ -143,7 +142,7 @@ TEST(EpCatalog, OnlyTheCpuRowIsCpu) {
 
 TEST(EpCatalog, UnknownSpellingsGiveNullptr) {
   const EpCatalog catalog = EpCatalog::BuiltIn();
-  // "ov" and "vitis" are advertised by upstream's help text but are not aliases (U§1.2 quirk).
+  // "ov" and "vitis" appear in winml-cli's --ep help text, but neither winml-cli nor modelkit accepts them as aliases.
   for (const char* spelling : {"auto", "mixed", "not-an-ep", "ov", "vitis", "", "config", "npu", "gpu",
                                "QNNExecutionProvider ", " qnn", "OpenVINOExecutionProvider.AUTO", "Execution"}) {
     EXPECT_EQ(catalog.Find(spelling), nullptr) << "'" << spelling << "'";

@@ -1,5 +1,6 @@
-// Device and EP resolution (U§1.2-1.5, product.md "EPs and devices": the #1138 primary-device rule is applied by
-// both the genai and the ONNX runtime).
+// Device and EP resolution (see docs/ep-catalog.md): EP names, the device choice, the usable EPs per device, and the
+// primary-device rule (among the usable EPs for a device, the first whose primary device is that device, else the
+// first), which the genai and the ONNX runtime both apply.
 #include "modelkit/device/resolution.h"
 
 #include <string>
@@ -114,7 +115,7 @@ Caught Catch(Fn&& fn) {
     EXPECT_EQ((caught).code, ExitCode::kUsage) << (caught).message; \
   } while (0)
 
-// --- U§1.5 resolve_genai_ep: one test per row of the table -------------------------------------------------------
+// --- ResolveGenaiEp: each GenaiRow test pairs a device and the usable EPs with the EP chosen -----------------------
 
 TEST(Resolver, GenaiRow1AutoWithQnnOnNpuGivesQnn) {
   TestMachine m(Inv({Ep("QNNExecutionProvider", {kNpu})}));
@@ -199,7 +200,7 @@ TEST(Resolver, GenaiPropagatesNoEps) {
   EXPECT_THAT(none.message, HasSubstr("no execution providers detected"));
 }
 
-// --- U§1.2 NormalizeEp --------------------------------------------------------------------------------------------
+// --- NormalizeEp ---------------------------------------------------------------------------------------------------
 
 TEST(EpCatalog, NormalizeAcceptsNamesAndAliasesCaseInsensitively) {
   EXPECT_EQ(Catalog().Normalize("qnn").name, "QNNExecutionProvider");
@@ -223,7 +224,7 @@ TEST(EpCatalog, NormalizeRejectsUnknownNamesListingValidOnes) {
   }
 }
 
-// --- U§1.4 ResolveDevice -----------------------------------------------------------------------------------------
+// --- ResolveDevice -------------------------------------------------------------------------------------------------
 
 TEST(DeviceRequest, UnknownDeviceIsAUsageErrorNamingTheValidOnes) {
   for (const char* device : {"tpu", "", "npu0", "configs"}) {
@@ -385,7 +386,7 @@ TEST(Resolver, AutoWithExplicitEpPicksThatEpsBestDevice) {
   EXPECT_THAT(r.available_devices, ElementsAre(kNpu, kGpu));
 }
 
-// --- U§1.4 ResolveEps ----------------------------------------------------------------------------------------------
+// --- ResolveEps ----------------------------------------------------------------------------------------------------
 
 TEST(Resolver, ResolveEpsIsStaticOrderFilteredByWhatIsHere) {
   TestMachine m(Inv({Ep("WebGpuExecutionProvider", {kGpu}), Ep("DmlExecutionProvider", {kGpu}),
@@ -419,7 +420,7 @@ TEST(Resolver, UnusableEpsNeverTakePart) {
   EXPECT_USAGE_ERROR(onnx);
 }
 
-// --- ResolveOnnxEp: the primary-device rule applies to the ONNX runtime too (product.md) ---------------------------
+// --- ResolveOnnxEp: the primary-device rule applies to the ONNX runtime too ----------------------------------------
 
 TEST(Resolver, OnnxAppliesThePrimaryDeviceRule) {
   LoadedMachine m(Fixture("openvino_box"));

@@ -77,7 +77,7 @@ GenaiRequestSample RunRequest(const generate::Model& model, const session::Promp
 
   generate::GenerateOptions generate_options;
   generate_options.max_new_tokens = options.max_new_tokens;
-  generate_options.do_sample = false;  // benchmarks are greedy, as upstream's
+  generate_options.do_sample = false;  // benchmarks are greedy, as winml-cli's
   generate_options.ignore_eos = options.ignore_eos;
   generate::Generator generator(model, generate_options);
   generator.Prefill(prompt);

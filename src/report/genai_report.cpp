@@ -14,7 +14,7 @@ using nlohmann::ordered_json;
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-// Tokens per second over `ns`; 0 when nothing was timed, as upstream reports it.
+// Tokens per second over `ns`; 0 when nothing was timed, as winml-cli reports it.
 double TokensPerSecond(int64_t tokens, int64_t ns) {
   return ns > 0 ? static_cast<double>(tokens) / (static_cast<double>(ns) / 1e9) : 0.0;
 }
@@ -300,7 +300,7 @@ std::string GenaiReportText(const ordered_json& report) {
       << MeanText(aggregate.at("prefill_tokens_per_second")) << " tokens/sec\n";
   out << "Decode: " << MeanText(aggregate.at("steady_state_decode_tokens_per_second")) << " tokens/sec | "
       << MeanText(aggregate.at("steady_state_tpot_ms")) << " ms/token (TPOT)\n";
-  // Upstream prints the mean request duration under both names; kept so the two tools' consoles compare.
+  // winml-cli prints the mean request duration under both names; kept so the two tools' consoles compare.
   out << "Warm start: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg per generation\n";
   out << "Latency: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg\n";
 

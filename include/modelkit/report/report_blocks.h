@@ -27,7 +27,7 @@ nlohmann::ordered_json ToolJson(const ReportContext& context);
 // read now, plus the ORT version from the context.
 nlohmann::ordered_json HostJson(const ReportContext& context);
 
-// The RSS checkpoints of upstream's memory block (MiB, 2 decimals): rss_baseline_mb, rss_after_compile_mb
+// The RSS checkpoints of winml-cli's memory block (MiB, 2 decimals): rss_baseline_mb, rss_after_compile_mb
 // (= after load), rss_after_inference_mb, rss_checkpoint_peak_mb (max of the measured checkpoints) and the
 // load / inference / total deltas. A checkpoint or delta that was not measured is null.
 nlohmann::ordered_json RssMemoryJson(std::optional<double> baseline_mb, std::optional<double> after_load_mb,

@@ -7,7 +7,7 @@
 
 namespace modelkit::report {
 
-// Nearest-rank percentile as upstream computes it: sort, index = floor(n * p / 100) clamped to n - 1.
+// Nearest-rank percentile as winml-cli computes it: sort, index = floor(n * p / 100) clamped to n - 1.
 // p50 of 10 samples is the 6th smallest; p90/p95/p99 of <= 10 samples is the max. nullopt for no samples.
 std::optional<double> Percentile(std::span<const double> samples, double p);
 

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/temp_dir.h"
 #include "modelkit/device/session_ep.h"
 #include "modelkit/ort/runtime.h"
 
@@ -19,26 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kStagingPrefix = ".modelkit-compile-";
-
-// A staging folder named after this process, removed with everything in it when the object goes away; a killed
-// process's folder is removed by RemoveAbandonedCompileFolders.
-class TemporaryFolder {
- public:
-  explicit TemporaryFolder(const fs::path& beside) {
-    std::string pattern = (beside / (kStagingPrefix + std::to_string(getpid()) + "-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw RuntimeError("cannot create a temporary folder in '" + beside.string() + "'");
-    path_ = pattern;
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 }  // namespace
 
@@ -80,8 +61,11 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   const fs::path out_dir = options.output.has_parent_path() ? options.output.parent_path() : fs::path(".");
   fs::create_directories(out_dir, ec);
   RemoveAbandonedCompileFolders(out_dir);
-  TemporaryFolder staging(out_dir);
-  const fs::path staged_model = staging.path() / options.output.filename();
+  // Named after this process: a killed process's folder is removed by RemoveAbandonedCompileFolders.
+  const std::optional<ScopedTempDir> staging =
+      ScopedTempDir::Create(out_dir, kStagingPrefix + std::to_string(getpid()) + "-");
+  if (!staging) throw RuntimeError("cannot create a temporary folder in '" + out_dir.string() + "'");
+  const fs::path staged_model = staging->path() / options.output.filename();
 
   Ort::Env& env = ort::SharedEnv();
   Ort::SessionOptions session_options;
@@ -106,7 +90,7 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   }
   // Context binaries first, the model last: a reader that finds the model finds what it references.
   std::vector<fs::path> produced;
-  for (const fs::directory_entry& entry : fs::directory_iterator(staging.path())) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(staging->path())) {
     if (entry.path() != staged_model) produced.push_back(entry.path());
   }
   produced.push_back(staged_model);

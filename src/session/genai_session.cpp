@@ -1,12 +1,11 @@
 #include "modelkit/session/genai_session.h"
 
-#include <stdlib.h>
-
 #include <set>
 
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/base/temp_dir.h"
 #include "modelkit/bundle/derived_bundle.h"
 #include "modelkit/bundle/ep_override.h"
 
@@ -18,29 +17,6 @@ using generate::Clock;
 using generate::NanosSince;
 
 bool RespectsConfig(const std::string& device) { return device.empty() || device == "config"; }
-
-// A staging folder for compile outputs beside _compiled/; removed with everything in it when it goes out of scope.
-// Its name makes RemoveStaleDerivedTemporaries clear it when a killed run leaves it behind.
-class StagingDir {
- public:
-  explicit StagingDir(const fs::path& bundle_dir) {
-    std::string pattern = (bundle_dir / (std::string(bundle::kDerivedDirName) + ".tmp-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw RuntimeError("cannot create a staging folder in '" + bundle_dir.string() + "'");
-    }
-    path_ = pattern;
-  }
-  ~StagingDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  StagingDir(const StagingDir&) = delete;
-  StagingDir& operator=(const StagingDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Every provider entry of model.decoder's and the pipeline stages' session options.
 std::vector<const bundle::Json*> ProviderEntries(const bundle::Json& config) {
@@ -151,10 +127,11 @@ fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
   bundle::RemoveStaleDerivedTemporaries(bundle_dir);
   bundle::DerivedBundleContents contents;
   contents.config = effective_config_;
-  std::optional<StagingDir> staging;
+  std::optional<ScopedTempDir> staging;  // compile outputs; its name lets RemoveStaleDerivedTemporaries clear it
   if (!requests.empty()) {
     MODELKIT_CHECK(!options_.compiler.program.empty());
-    staging.emplace(bundle_dir);
+    staging = ScopedTempDir::Create(bundle_dir, std::string(bundle::kDerivedDirName) + ".tmp-");
+    if (!staging) throw RuntimeError("cannot create a staging folder in '" + bundle_dir.string() + "'");
     compile_reports_ = PrepareCompiledStages(bundle_dir, staging->path(), requests, options_.compiler, contents.config,
                                              contents, warnings_);
   }

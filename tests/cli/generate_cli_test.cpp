@@ -164,7 +164,8 @@ TEST_F(GenerateCliTest, UsageErrorsExitTwo) {
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string()}), 2, "--prompt");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt", "x", "--prompt-ids", "1"}), 2,
                   "exactly one");
-  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,x"}), 2, "'x'");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,x"}), 2,
+                  "--prompt-ids expects comma-separated token ids like 1,2,3; 'x' is not one");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1", "--top-p", "2", "--do-sample"}),
                   2, "top_p");
 }

@@ -67,15 +67,7 @@ GenaiSession::GenaiSession(GenaiSessionOptions options, MachineAccess& machine)
   if (!RespectsConfig(options_.device) && options_.device != "auto" && !device::ParseDeviceKind(options_.device)) {
     throw UsageError("unknown device '" + options_.device + "' (--device); expected config, auto, npu, gpu or cpu");
   }
-  std::error_code ec;
-  if (!fs::is_directory(options_.bundle_dir, ec)) {
-    throw UsageError("bundle directory not found: '" + options_.bundle_dir.string() +
-                     "' (-m expects a directory holding genai_config.json)");
-  }
-  if (!fs::is_regular_file(options_.bundle_dir / "genai_config.json", ec)) {
-    throw UsageError("genai_config.json not found in '" + options_.bundle_dir.string() +
-                     "'; a genai bundle needs one (make one with 'modelkit build')");
-  }
+  bundle::RequireBundleDirectory(options_.bundle_dir, "-m");
 }
 
 std::optional<std::string> GenaiSession::ep() const {

@@ -160,7 +160,8 @@ TEST_F(GenerateCliTest, InterruptStopsBetweenStepsWithExit130) {
 }
 
 TEST_F(GenerateCliTest, UsageErrorsExitTwo) {
-  ExpectErrorLine(RunModelkit({"generate", "-m", (dir_->path() / "nope").string(), "--prompt", "x"}), 2, "nope");
+  ExpectErrorLine(RunModelkit({"generate", "-m", (dir_->path() / "nope").string(), "--prompt", "x"}), 2,
+                  "nope' (-m expects a directory holding genai_config.json)");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string()}), 2, "--prompt");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt", "x", "--prompt-ids", "1"}), 2,
                   "exactly one");

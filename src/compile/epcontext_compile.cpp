@@ -12,6 +12,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/temp_dir.h"
 #include "modelkit/device/session_ep.h"
+#include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::compile {
@@ -80,13 +81,10 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   EpContextCompileResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!status.IsOK()) {
-    const std::string message =
-        "compiling '" + options.source.string() + "' for " + ep.name + " failed: " + status.GetErrorMessage();
     const OrtErrorCode code = status.GetErrorCode();
-    if (code == ORT_INVALID_PROTOBUF || code == ORT_INVALID_GRAPH || code == ORT_NO_MODEL) {
-      throw Error(ExitCode::kInvalidModel, message);
-    }
-    throw RuntimeError(message);
+    const bool model_at_fault = code == ORT_INVALID_PROTOBUF || code == ORT_INVALID_GRAPH || code == ORT_NO_MODEL;
+    ort::ThrowOrtError(status, model_at_fault ? ExitCode::kInvalidModel : ExitCode::kRuntimeFailure,
+                       "compiling '" + options.source.string() + "' for " + ep.name + " failed");
   }
   // Context binaries first, the model last: a reader that finds the model finds what it references.
   std::vector<fs::path> produced;

@@ -5,6 +5,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/device/session_ep.h"
+#include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::generate {
@@ -48,7 +49,7 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
     if (config.log_id) options.SetLogId(config.log_id->c_str());
     for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());
   } catch (const Ort::Exception& error) {
-    ort::RethrowOrtError(error, "while setting the session options of " + where);
+    ort::ThrowOrtError(error, ExitCode::kRuntimeFailure, "while setting the session options of " + where);
   }
   for (const ProviderConfig& provider : config.providers) {
     std::string name = provider.name;
@@ -88,7 +89,7 @@ std::unique_ptr<Ort::Session> SessionFactory::Create(const std::filesystem::path
   try {
     return std::make_unique<Ort::Session>(ort::SharedEnv(), model.c_str(), options);
   } catch (const Ort::Exception& error) {
-    throw Error(ExitCode::kInvalidModel, where + ": ONNX Runtime cannot load " + model.string() + ": " + error.what());
+    ort::ThrowOrtError(error, ExitCode::kInvalidModel, where + ": ONNX Runtime cannot load " + model.string());
   }
 }
 

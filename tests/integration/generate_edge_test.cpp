@@ -112,6 +112,23 @@ TEST_F(GenerateEdgeTest, EmptyPromptIsAUsageError) {
   }
 }
 
+// Calling a generator out of order is a bug in the calling code, not a user error: a check aborts naming it. The
+// death-test child (a fork) only runs that check, never ONNX Runtime.
+TEST_F(GenerateEdgeTest, OutOfOrderCallsAbort) {
+  const auto model = Load(flat_);
+  generate::GenerateOptions options;
+  options.max_new_tokens = 2;
+  options.ignore_eos = true;
+  generate::Generator fresh(*model, options);
+  EXPECT_DEATH(fresh.Step(), "internal check failed: prefilled_ && !done");
+  generate::Generator generator(*model, options);
+  generator.Prefill(Prompt(5));
+  EXPECT_DEATH(generator.Prefill(Prompt(5)), "internal check failed: !prefilled_");
+  while (!generator.done()) generator.Step();
+  EXPECT_EQ(generator.generated().size(), 2u);
+  EXPECT_DEATH(generator.Step(), "internal check failed: prefilled_ && !done");
+}
+
 TEST_F(GenerateEdgeTest, EosImmediatelyStopsAfterOneToken) {
   TempDir tmp;
   const auto bundle = Copy(flat_, tmp);

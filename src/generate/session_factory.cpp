@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/device/session_ep.h"
@@ -13,11 +14,18 @@ namespace {
 
 constexpr std::string_view kSuffix = "ExecutionProvider";
 
-GraphOptimizationLevel OptimizationLevel(const std::string& name) {
-  if (name == "ORT_DISABLE_ALL") return ORT_DISABLE_ALL;
-  if (name == "ORT_ENABLE_BASIC") return ORT_ENABLE_BASIC;
-  if (name == "ORT_ENABLE_EXTENDED") return ORT_ENABLE_EXTENDED;
-  return ORT_ENABLE_ALL;
+::GraphOptimizationLevel ToOrt(OptimizationLevel level) {
+  switch (level) {
+    case OptimizationLevel::kDisableAll:
+      return ORT_DISABLE_ALL;
+    case OptimizationLevel::kBasic:
+      return ORT_ENABLE_BASIC;
+    case OptimizationLevel::kExtended:
+      return ORT_ENABLE_EXTENDED;
+    case OptimizationLevel::kAll:
+      return ORT_ENABLE_ALL;
+  }
+  MODELKIT_CHECK(false);
 }
 
 }  // namespace
@@ -44,7 +52,7 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
       }
     }
     if (config.graph_optimization_level) {
-      options.SetGraphOptimizationLevel(OptimizationLevel(*config.graph_optimization_level));
+      options.SetGraphOptimizationLevel(ToOrt(*config.graph_optimization_level));
     }
     if (config.log_id) options.SetLogId(config.log_id->c_str());
     for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());

@@ -171,6 +171,7 @@ void GenaiSession::Load() {
   load.catalog = machine_.Discovered() ? &machine_.Discover().catalog : &machine_.Catalog();
   load.load_tokenizer = options_.load_tokenizer;
   model_ = generate::Model::Load(load_dir_, load);
+  warnings_.insert(warnings_.end(), model_->warnings().begin(), model_->warnings().end());
   timings_.native_load_ns = NanosSince(t);
   timings_.total_ns = NanosSince(start);
 }

@@ -181,6 +181,22 @@ TEST_F(GenerateEdgeTest, GenerationConfigSamplingAppliesBelowSearchAndPerCallOpt
   EXPECT_EQ(run(bundle, std::nullopt, 1), greedy);
 }
 
+// Keys onnxruntime-genai does not know are ignored with one warning each; the bundles `modelkit build` writes have
+// none.
+TEST_F(GenerateEdgeTest, UnknownConfigKeysAreWarningsAndBuiltBundlesHaveNone) {
+  EXPECT_EQ(Load(flat_)->warnings(), std::vector<std::string>{});
+  EXPECT_EQ(Load(pipeline_)->warnings(), std::vector<std::string>{});
+  TempDir tmp;
+  const auto bundle = Copy(pipeline_, tmp);
+  EditGenaiConfig(bundle, [](auto& config) {
+    config["model"]["decoder"]["foo"] = 1;
+    config["model"]["decoder"]["pipeline"][0]["ctx"]["bar"] = true;
+  });
+  EXPECT_EQ(Load(bundle)->warnings(),
+            (std::vector<std::string>{"genai_config.json: unknown key 'model.decoder.foo' (ignored)",
+                                      "genai_config.json: unknown key 'model.decoder.pipeline.ctx.bar' (ignored)"}));
+}
+
 TEST_F(GenerateEdgeTest, MissingStageFileIsInvalidModel) {
   TempDir tmp;
   const auto bundle = Copy(pipeline_, tmp);

@@ -14,11 +14,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "modelkit/base/temp_dir.h"
 #include "modelkit/device/plugin_libraries.h"
 #include "modelkit/perf/genai_benchmark.h"
 #include "modelkit/session/genai_session.h"
@@ -86,9 +88,9 @@ std::pair<double, double> LoadOnce(const GenaiSessionOptions& options) {
 int main(int argc, char** argv) {
   const int new_tokens = argc > 1 ? std::atoi(argv[1]) : 32;
   const bool skip_big = argc > 2 && std::string(argv[2]) == "skip-0.6b";
-  char pattern[] = "/tmp/modelkit-genai-bench-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) return 1;
-  const fs::path dir = pattern;
+  const std::optional<modelkit::ScopedTempDir> temp = modelkit::ScopedTempDir::Create("/tmp", "modelkit-genai-bench-");
+  if (!temp) return 1;
+  const fs::path dir = temp->path();
 
   // 1. Preparation cost on a 4-stage pipeline bundle.
   const fs::path pipeline = dir / "pipeline";
@@ -145,7 +147,5 @@ int main(int argc, char** argv) {
     std::printf("  TPOT %.3f ms | outside model compute %.4f ms per token = %.2f%% of TPOT (target <= 2%%)\n", tpot,
                 outside, 100.0 * outside / tpot);
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
   return 0;
 }

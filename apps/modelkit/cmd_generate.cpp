@@ -15,11 +15,11 @@
 #include "genai_flags.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
-#include "modelkit/base/strings.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/generate/model.h"
 #include "modelkit/session/genai_session.h"
 #include "modelkit/session/prompt_template.h"
+#include "token_id_list.h"
 
 namespace modelkit::app {
 namespace {
@@ -50,25 +50,6 @@ struct GenerateFlags {
   GenaiCompileFlags compile;
   EpLibraryFlags ep_flags;
 };
-
-std::vector<int32_t> ParsePromptIds(const std::string& list) {
-  std::vector<int32_t> ids;
-  for (const std::string& item : Split(list, ',')) {
-    const std::string trimmed = Trim(item);
-    size_t used = 0;
-    long long value = -1;
-    try {
-      value = std::stoll(trimmed, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (trimmed.empty() || used != trimmed.size() || value < 0 || value > INT32_MAX) {
-      throw UsageError("--prompt-ids expects comma-separated token ids like 1,2,3; '" + trimmed + "' is not one");
-    }
-    ids.push_back(static_cast<int32_t>(value));
-  }
-  return ids;
-}
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
@@ -129,7 +110,7 @@ int RunGenerate(const GenerateFlags& flags) {
   std::vector<int32_t> prompt;
   int64_t tokenize_ns = 0;
   if (!flags.prompt_ids.empty()) {
-    prompt = ParsePromptIds(flags.prompt_ids);
+    prompt = ParseTokenIdList(flags.prompt_ids, "--prompt-ids");
   } else {
     const session::TemplateMode mode = flags.apply_template      ? session::TemplateMode::kApply
                                        : flags.no_apply_template ? session::TemplateMode::kNever

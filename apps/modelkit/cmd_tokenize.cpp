@@ -10,6 +10,7 @@
 #include "modelkit/base/strings.h"
 #include "modelkit/tokenizer/chat_template.h"
 #include "modelkit/tokenizer/tokenizer.h"
+#include "token_id_list.h"
 
 namespace modelkit::app {
 namespace {
@@ -26,25 +27,6 @@ struct TokenizeOptions {
   bool skip_special_tokens = false;
   std::string format = "text";
 };
-
-std::vector<int32_t> ParseIds(const std::string& list) {
-  std::vector<int32_t> ids;
-  for (const std::string& item : Split(list, ',')) {
-    const std::string trimmed = Trim(item);
-    size_t used = 0;
-    long long value = -1;
-    try {
-      value = std::stoll(trimmed, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (trimmed.empty() || used != trimmed.size() || value < 0 || value > INT32_MAX) {
-      throw UsageError("--decode expects comma-separated token ids like 1,2,3; '" + trimmed + "' is not one");
-    }
-    ids.push_back(static_cast<int32_t>(value));
-  }
-  return ids;
-}
 
 std::string InputText(const TokenizeOptions& options) {
   if (!options.file.empty()) return ReadTextFile(options.file, "input text file");
@@ -79,7 +61,7 @@ int RunTokenize(const TokenizeOptions& options) {
   const tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::Load(directory);
   const bool json = options.format == "json";
   if (!options.decode.empty()) {
-    const std::vector<int32_t> ids = ParseIds(options.decode);
+    const std::vector<int32_t> ids = ParseTokenIdList(options.decode, "--decode");
     const std::string text = tokenizer.Decode(
         ids, {.skip_special_tokens = options.skip_special_tokens, .clean_up_tokenization_spaces = std::nullopt});
     if (json) {

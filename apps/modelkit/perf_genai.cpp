@@ -7,6 +7,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/bundle/genai_config.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/genai_benchmark.h"
 #include "modelkit/report/genai_report.h"
@@ -34,15 +35,7 @@ void CheckBundlePath(const fs::path& model) {
     throw UsageError("--runtime genai expects a bundle directory holding genai_config.json, not the .onnx file '" +
                      model.string() + "'; benchmark a single model with --runtime onnx");
   }
-  std::error_code ec;
-  if (!fs::is_directory(model, ec)) {
-    throw UsageError("bundle directory not found: '" + model.string() +
-                     "' (--runtime genai expects a directory holding genai_config.json)");
-  }
-  if (!fs::is_regular_file(model / "genai_config.json", ec)) {
-    throw UsageError("genai_config.json not found in '" + model.string() +
-                     "'; a genai bundle needs one (make one with 'modelkit build')");
-  }
+  bundle::RequireBundleDirectory(model, "--runtime genai");
 }
 
 std::optional<bool> ApplyTemplateOf(const GenaiPerfFlags& flags) {

@@ -4,6 +4,7 @@
 
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/float16.h"
 
 namespace modelkit::builder {
 namespace {
@@ -63,29 +64,6 @@ std::string ValueInfo(const std::string& name, OnnxType type, const std::vector<
 
 }  // namespace
 
-uint16_t FloatToHalf(float value) {
-  uint32_t x;
-  std::memcpy(&x, &value, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exponent = static_cast<int32_t>((x >> 23) & 0xFFu) - 127 + 15;
-  uint32_t mantissa = x & 0x7FFFFFu;
-  if (((x >> 23) & 0xFFu) == 0xFFu) return static_cast<uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
-  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7C00u);
-  if (exponent <= 0) {  // subnormal or zero
-    if (exponent < -10) return static_cast<uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const uint32_t shift = static_cast<uint32_t>(14 - exponent);
-    uint32_t half = mantissa >> shift;
-    const uint32_t rest = mantissa & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // a carry into the exponent is still right
-  return static_cast<uint16_t>(half);
-}
-
 void OnnxModelWriter::AddFloats(const std::string& name, OnnxType type, const std::vector<int64_t>& dims,
                                 std::span<const float> values) {
   if (type == OnnxType::kFloat) {
@@ -94,7 +72,7 @@ void OnnxModelWriter::AddFloats(const std::string& name, OnnxType type, const st
   }
   MODELKIT_CHECK(type == OnnxType::kFloat16);
   std::vector<uint16_t> halves(values.size());
-  for (size_t i = 0; i < values.size(); ++i) halves[i] = FloatToHalf(values[i]);
+  for (size_t i = 0; i < values.size(); ++i) halves[i] = FloatToHalfBits(values[i]);
   AddInitializer(name, type, dims, std::span<const uint16_t>(halves));
 }
 

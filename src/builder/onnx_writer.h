@@ -17,9 +17,6 @@ namespace modelkit::builder {
 // ONNX TensorProto.DataType values used here.
 enum class OnnxType : int { kFloat = 1, kUint8 = 2, kInt32 = 6, kInt64 = 7, kFloat16 = 10 };
 
-// IEEE half precision bits of `value`, rounded to nearest even (overflow to infinity).
-uint16_t FloatToHalf(float value);
-
 // One dimension: a fixed size or a symbolic name.
 using OnnxDim = std::variant<int64_t, std::string>;
 

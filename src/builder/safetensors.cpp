@@ -11,6 +11,7 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/float16.h"
 
 namespace modelkit::builder {
 namespace {
@@ -30,39 +31,6 @@ uint64_t DtypeSize(const std::string& dtype) {
   if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
   if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2") return 1;
   return 0;
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exponent = (h >> 10) & 0x1Fu;
-  uint32_t mantissa = h & 0x3FFu;
-  uint32_t bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      exponent = 127 - 15 + 1;
-      while ((mantissa & 0x400u) == 0) {
-        mantissa <<= 1;
-        --exponent;
-      }
-      bits = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
-    }
-  } else if (exponent == 0x1F) {
-    bits = sign | 0x7F800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-float Bf16ToFloat(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
 }
 
 }  // namespace
@@ -160,7 +128,7 @@ std::vector<float> SafetensorsFile::ReadF32(const std::string& name, const std::
     const bool bf16 = info.dtype == "BF16";
     for (uint64_t i = 0; i < count; ++i) {
       const uint16_t raw = static_cast<uint16_t>(data[2 * i] | (data[2 * i + 1] << 8));
-      values[i] = bf16 ? Bf16ToFloat(raw) : HalfToFloat(raw);
+      values[i] = bf16 ? BFloat16BitsToFloat(raw) : HalfBitsToFloat(raw);
     }
   } else {
     throw Invalid(file + ": tensor '" + name + "' has unsupported dtype " + info.dtype + "; supported: F32, F16, BF16");

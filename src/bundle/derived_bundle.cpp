@@ -10,6 +10,7 @@
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/temp_dir.h"
 
 namespace modelkit::bundle {
 namespace {
@@ -79,38 +80,33 @@ BundleLock::~BundleLock() {
 
 fs::path WriteDerivedBundle(const fs::path& bundle_dir, const DerivedBundleContents& contents) {
   const fs::path target = bundle_dir / kDerivedDirName;
-  std::string pattern = (bundle_dir / (std::string(kDerivedDirName) + ".tmp-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) Fail(target, std::strerror(errno));
-  const fs::path fresh = pattern;
-  try {
-    fs::permissions(fresh, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-    WriteFileAtomically(fresh / "genai_config.json", contents.config.dump(2) + "\n", /*overwrite=*/false);
-    for (const auto& [name, source] : contents.artifacts) {
-      std::error_code ec;
-      const bool inside_old = fs::equivalent(source.parent_path(), target, ec);
-      if (inside_old) {
-        LinkOrCopy(source, fresh / name, /*hard=*/true);
-      } else {
-        fs::rename(source, fresh / name, ec);
-        if (ec) LinkOrCopy(source, fresh / name, /*hard=*/true);
-      }
-    }
-    for (const fs::directory_entry& entry : fs::directory_iterator(bundle_dir)) {
-      const std::string name = entry.path().filename().string();
-      if (NeverMirrored(name) || !entry.is_regular_file() || contents.skipped_sources.count(name) ||
-          contents.artifacts.count(name)) {
-        continue;
-      }
-      LinkOrCopy(entry.path(), fresh / name, /*hard=*/false);
-    }
-    WriteFileAtomically(fresh / kCompleteMarker, "", /*overwrite=*/false);
-    SwapInto(fresh, target, bundle_dir);
-  } catch (...) {
+  std::optional<ScopedTempDir> staging = ScopedTempDir::Create(bundle_dir, std::string(kDerivedDirName) + ".tmp-");
+  if (!staging) Fail(target, std::strerror(errno));
+  const fs::path fresh = staging->path();
+  fs::permissions(fresh, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                             fs::perms::others_exec);
+  WriteFileAtomically(fresh / "genai_config.json", contents.config.dump(2) + "\n", /*overwrite=*/false);
+  for (const auto& [name, source] : contents.artifacts) {
     std::error_code ec;
-    fs::remove_all(fresh, ec);
-    throw;
+    const bool inside_old = fs::equivalent(source.parent_path(), target, ec);
+    if (inside_old) {
+      LinkOrCopy(source, fresh / name, /*hard=*/true);
+    } else {
+      fs::rename(source, fresh / name, ec);
+      if (ec) LinkOrCopy(source, fresh / name, /*hard=*/true);
+    }
   }
+  for (const fs::directory_entry& entry : fs::directory_iterator(bundle_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (NeverMirrored(name) || !entry.is_regular_file() || contents.skipped_sources.count(name) ||
+        contents.artifacts.count(name)) {
+      continue;
+    }
+    LinkOrCopy(entry.path(), fresh / name, /*hard=*/false);
+  }
+  WriteFileAtomically(fresh / kCompleteMarker, "", /*overwrite=*/false);
+  SwapInto(fresh, target, bundle_dir);
+  staging->release();  // now _compiled/ itself, or the previous tree that SwapInto removed
   return target;
 }
 

@@ -32,16 +32,23 @@ void VisitStages(JsonRef config, const Visit& visit) {
 
 }  // namespace
 
-Json ReadGenaiConfig(const fs::path& bundle_dir) {
+void RequireBundleDirectory(const fs::path& bundle_dir, std::string_view flag_context) {
   std::error_code ec;
   if (!fs::is_directory(bundle_dir, ec)) {
-    throw UsageError("bundle directory not found: '" + bundle_dir.string() + "'");
+    std::string message = "bundle directory not found: '" + bundle_dir.string() + "'";
+    if (!flag_context.empty())
+      message += " (" + std::string(flag_context) + " expects a directory holding genai_config.json)";
+    throw UsageError(message);
   }
-  const fs::path file = bundle_dir / "genai_config.json";
-  if (!fs::is_regular_file(file, ec)) {
+  if (!fs::is_regular_file(bundle_dir / "genai_config.json", ec)) {
     throw UsageError("genai_config.json not found in '" + bundle_dir.string() +
                      "'; a genai bundle needs one (make one with 'modelkit build')");
   }
+}
+
+Json ReadGenaiConfig(const fs::path& bundle_dir) {
+  RequireBundleDirectory(bundle_dir, "");
+  const fs::path file = bundle_dir / "genai_config.json";
   Json config = Json::parse(ReadTextFile(file, "genai config"), nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded()) throw Error(ExitCode::kInvalidModel, file.string() + " is not valid JSON");
   if (!config.is_object() || !config.contains("model") || !config.at("model").is_object()) {

@@ -10,7 +10,9 @@
 #include <iterator>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/temp_dir.h"
 #include "modelkit/device/session_ep.h"
+#include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::compile {
@@ -19,26 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kStagingPrefix = ".modelkit-compile-";
-
-// A staging folder named after this process, removed with everything in it when the object goes away; a killed
-// process's folder is removed by RemoveAbandonedCompileFolders.
-class TemporaryFolder {
- public:
-  explicit TemporaryFolder(const fs::path& beside) {
-    std::string pattern = (beside / (kStagingPrefix + std::to_string(getpid()) + "-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw RuntimeError("cannot create a temporary folder in '" + beside.string() + "'");
-    path_ = pattern;
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 }  // namespace
 
@@ -80,8 +62,11 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   const fs::path out_dir = options.output.has_parent_path() ? options.output.parent_path() : fs::path(".");
   fs::create_directories(out_dir, ec);
   RemoveAbandonedCompileFolders(out_dir);
-  TemporaryFolder staging(out_dir);
-  const fs::path staged_model = staging.path() / options.output.filename();
+  // Named after this process: a killed process's folder is removed by RemoveAbandonedCompileFolders.
+  const std::optional<ScopedTempDir> staging =
+      ScopedTempDir::Create(out_dir, kStagingPrefix + std::to_string(getpid()) + "-");
+  if (!staging) throw RuntimeError("cannot create a temporary folder in '" + out_dir.string() + "'");
+  const fs::path staged_model = staging->path() / options.output.filename();
 
   Ort::Env& env = ort::SharedEnv();
   Ort::SessionOptions session_options;
@@ -96,17 +81,14 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   EpContextCompileResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!status.IsOK()) {
-    const std::string message =
-        "compiling '" + options.source.string() + "' for " + ep.name + " failed: " + status.GetErrorMessage();
     const OrtErrorCode code = status.GetErrorCode();
-    if (code == ORT_INVALID_PROTOBUF || code == ORT_INVALID_GRAPH || code == ORT_NO_MODEL) {
-      throw Error(ExitCode::kInvalidModel, message);
-    }
-    throw RuntimeError(message);
+    const bool model_at_fault = code == ORT_INVALID_PROTOBUF || code == ORT_INVALID_GRAPH || code == ORT_NO_MODEL;
+    ort::ThrowOrtError(status, model_at_fault ? ExitCode::kInvalidModel : ExitCode::kRuntimeFailure,
+                       "compiling '" + options.source.string() + "' for " + ep.name + " failed");
   }
   // Context binaries first, the model last: a reader that finds the model finds what it references.
   std::vector<fs::path> produced;
-  for (const fs::directory_entry& entry : fs::directory_iterator(staging.path())) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(staging->path())) {
     if (entry.path() != staged_model) produced.push_back(entry.path());
   }
   produced.push_back(staged_model);

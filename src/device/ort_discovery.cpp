@@ -6,8 +6,8 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/host_info.h"
 #include "modelkit/base/stderr_capture.h"
-#include "modelkit/base/strings.h"
 #include "modelkit/device/discovery.h"
+#include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/probe_model.h"
 #include "modelkit/ort/provider_append.h"
 #include "modelkit/ort/runtime.h"
@@ -16,23 +16,6 @@
 namespace modelkit::device {
 namespace {
 
-// ORT's message without its source-location prefix ("/onnxruntime_src/...cc:123 func [ONNXRuntimeError] : 1 :
-// FAIL : ") and only its first line: what the user needs to know why an EP cannot run.
-std::string Reason(const std::string& message) {
-  std::string text = message.substr(0, message.find('\n'));
-  if (const size_t tag = text.find("[ONNXRuntimeError] : "); tag != std::string::npos) {
-    size_t at = tag;
-    for (int separators = 0; separators < 3 && at != std::string::npos; ++separators) {
-      at = text.find(" : ", at + 1);
-      if (separators == 2 && at != std::string::npos) text = text.substr(at + 3);
-    }
-  } else if (const size_t check = text.find(" was false. ");
-             text.rfind("/onnxruntime_src/", 0) == 0 && check != std::string::npos) {
-    text = text.substr(check + 12);
-  }
-  return Trim(text);
-}
-
 // Creates a session for the probe model with the given options. Returns the failure reason, or "" on success.
 std::string TryProbeSession(Ort::SessionOptions& options) {
   const auto bytes = ort::ProbeModelBytes();
@@ -40,7 +23,7 @@ std::string TryProbeSession(Ort::SessionOptions& options) {
     Ort::Session session(ort::SharedEnv(), bytes.data(), bytes.size(), options);
     return {};
   } catch (const Ort::Exception& error) {
-    return Reason(error.what());
+    return ort::OrtErrorReason(error);
   }
 }
 
@@ -55,7 +38,7 @@ std::string ProbeBuiltIn(const EpRow& row) {
     ort::AppendBuiltInProvider(options, row.append_method, row.append_name, {});
     return TryProbeSession(options);
   } catch (const Ort::Exception& error) {
-    return Reason(error.what());
+    return ort::OrtErrorReason(error);
   } catch (const Error& error) {
     return error.what();
   }
@@ -68,7 +51,7 @@ std::string ProbeEpDevices(const std::vector<Ort::ConstEpDevice>& devices) {
     options.AppendExecutionProvider_V2(ort::SharedEnv(), devices, std::unordered_map<std::string, std::string>{});
     return TryProbeSession(options);
   } catch (const Ort::Exception& error) {
-    return Reason(error.what());
+    return ort::OrtErrorReason(error);
   }
 }
 
@@ -104,7 +87,7 @@ Inventory OrtDiscovery::Discover(const EpCatalog& catalog) {
           env.RegisterExecutionProviderLibrary(plugin.registration_name.c_str(), plugin.library.string());
           RegisteredNames().insert(plugin.registration_name);
         } catch (const Ort::Exception& error) {
-          failure = Reason(error.what());
+          failure = ort::OrtErrorReason(error);
         }
       }
     }

@@ -44,7 +44,7 @@ void AppendSelectedEp(Ort::SessionOptions& options, const EpSelection& selection
     }
     ort::AppendBuiltInProvider(options, ep.append_method, ep.append_name, provider_options);
   } catch (const Ort::Exception& error) {
-    throw RuntimeError("cannot use EP '" + ep.name + "': " + error.what());
+    ort::ThrowOrtError(error, ExitCode::kRuntimeFailure, "cannot use EP '" + ep.name + "'");
   }
 }
 

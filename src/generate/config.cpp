@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 
+#include "config_keys.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/bundle/genai_config.h"
@@ -129,14 +130,19 @@ SessionOptionsConfig ParseSessionOptions(const Reader& reader) {
   options.enable_mem_pattern = reader.Bool("enable_mem_pattern");
   options.log_id = reader.String("log_id");
   if (const auto level = reader.String("graph_optimization_level")) {
-    static const std::array<const char*, 4> kLevels = {"ORT_DISABLE_ALL", "ORT_ENABLE_BASIC", "ORT_ENABLE_EXTENDED",
-                                                       "ORT_ENABLE_ALL"};
-    if (std::find(kLevels.begin(), kLevels.end(), *level) == kLevels.end()) {
-      reader.Fail("graph_optimization_level", "'" + *level +
-                                                  "' is not one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, "
-                                                  "ORT_ENABLE_EXTENDED, ORT_ENABLE_ALL");
+    static constexpr std::pair<const char*, OptimizationLevel> kLevels[] = {
+        {"ORT_DISABLE_ALL", OptimizationLevel::kDisableAll},
+        {"ORT_ENABLE_BASIC", OptimizationLevel::kBasic},
+        {"ORT_ENABLE_EXTENDED", OptimizationLevel::kExtended},
+        {"ORT_ENABLE_ALL", OptimizationLevel::kAll}};
+    const auto* known =
+        std::find_if(std::begin(kLevels), std::end(kLevels), [&](const auto& entry) { return *level == entry.first; });
+    if (known == std::end(kLevels)) {
+      std::string names;
+      for (const auto& [name, value] : kLevels) names += std::string(names.empty() ? "" : ", ") + name;
+      reader.Fail("graph_optimization_level", "'" + *level + "' is not one of " + names);
     }
-    options.graph_optimization_level = level;
+    options.graph_optimization_level = known->second;
   }
   return options;
 }
@@ -371,6 +377,7 @@ GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& 
       search.Fail("num_beams", "= " + std::to_string(s.num_beams) + ": beam search is not supported yet");
     if (s.num_return_sequences != 1) search.Fail("num_return_sequences", "must be 1 (batch 1 only)");
   }
+  config.unknown_keys = UnknownGenaiConfigKeys(document);
   return config;
 }
 

@@ -1,6 +1,7 @@
 #include "flat_runner.h"
 
 #include "modelkit/base/error.h"
+#include "modelkit/ort/ort_error.h"
 #include "pipeline_runner.h"
 
 namespace modelkit::generate {
@@ -40,8 +41,9 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
   try {
     stage_.session->Run(run_options_, binding_);
   } catch (const Ort::Exception& error) {
-    throw Error(ExitCode::kInferenceFailed, stage_.config.filename + ": ONNX Runtime failed at position " +
-                                                std::to_string(kv_.past_length()) + ": " + error.what());
+    ort::ThrowOrtError(
+        error, ExitCode::kInferenceFailed,
+        stage_.config.filename + ": ONNX Runtime failed at position " + std::to_string(kv_.past_length()));
   }
   last_ort_ns_ = NanosSince(start);
   kv_bound_ = true;

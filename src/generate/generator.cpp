@@ -4,6 +4,7 @@
 #include <limits>
 #include <random>
 
+#include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/tokenizer/streaming_decoder.h"
 #include "repetition_penalty.h"
@@ -90,7 +91,7 @@ void Generator::Accept(int32_t token) {
 }
 
 void Generator::Prefill(std::span<const int32_t> prompt) {
-  if (prefilled_) throw UsageError("Prefill called twice on one generator");
+  MODELKIT_CHECK(!prefilled_);  // one prompt per generator
   if (prompt.empty()) throw UsageError("the prompt has no tokens; give a non-empty prompt");
   const int64_t length = static_cast<int64_t>(prompt.size());
   if (length > stop_.max_length) {
@@ -124,7 +125,7 @@ void Generator::Prefill(std::span<const int32_t> prompt) {
 }
 
 void Generator::Step() {
-  if (!prefilled_ || done()) throw UsageError("Step called before Prefill or after generation ended");
+  MODELKIT_CHECK(prefilled_ && !done());
   const int64_t last = generated_.back();
   const Clock::time_point start = Clock::now();
   const std::span<const float> logits = runner_->Run(std::span<const int64_t>(&last, 1));

@@ -39,6 +39,9 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   std::unique_ptr<Model> model(new Model());
   Clock::time_point t = Clock::now();
   model->config_ = LoadGenaiConfig(bundle_dir);
+  for (const std::string& key : model->config_.unknown_keys) {
+    model->warnings_.push_back("genai_config.json: unknown key '" + key + "' (ignored)");
+  }
   model->load_timings_.config_ns = NanosSince(t);
 
   t = Clock::now();

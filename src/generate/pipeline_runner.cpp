@@ -1,6 +1,7 @@
 #include "pipeline_runner.h"
 
 #include "modelkit/base/error.h"
+#include "modelkit/ort/ort_error.h"
 
 namespace modelkit::generate {
 namespace {
@@ -63,8 +64,8 @@ void PipelineRunner::RunStage(size_t index, bool prompt, int64_t chunk) {
   try {
     stage.session->Run(run_options_, binding);
   } catch (const Ort::Exception& error) {
-    throw Error(ExitCode::kInferenceFailed, "pipeline stage '" + config.name + "' failed at position " +
-                                                std::to_string(kv_.past_length()) + ": " + error.what());
+    ort::ThrowOrtError(error, ExitCode::kInferenceFailed,
+                       "pipeline stage '" + config.name + "' failed at position " + std::to_string(kv_.past_length()));
   }
   const int64_t elapsed = NanosSince(start);
   kv_bound_[index] = true;

@@ -2,19 +2,28 @@
 
 #include <map>
 
+#include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/device/session_ep.h"
+#include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::generate {
 namespace {
 
-GraphOptimizationLevel OptimizationLevel(const std::string& name) {
-  if (name == "ORT_DISABLE_ALL") return ORT_DISABLE_ALL;
-  if (name == "ORT_ENABLE_BASIC") return ORT_ENABLE_BASIC;
-  if (name == "ORT_ENABLE_EXTENDED") return ORT_ENABLE_EXTENDED;
-  return ORT_ENABLE_ALL;
+::GraphOptimizationLevel ToOrt(OptimizationLevel level) {
+  switch (level) {
+    case OptimizationLevel::kDisableAll:
+      return ORT_DISABLE_ALL;
+    case OptimizationLevel::kBasic:
+      return ORT_ENABLE_BASIC;
+    case OptimizationLevel::kExtended:
+      return ORT_ENABLE_EXTENDED;
+    case OptimizationLevel::kAll:
+      return ORT_ENABLE_ALL;
+  }
+  MODELKIT_CHECK(false);
 }
 
 }  // namespace
@@ -41,12 +50,12 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
       }
     }
     if (config.graph_optimization_level) {
-      options.SetGraphOptimizationLevel(OptimizationLevel(*config.graph_optimization_level));
+      options.SetGraphOptimizationLevel(ToOrt(*config.graph_optimization_level));
     }
     if (config.log_id) options.SetLogId(config.log_id->c_str());
     for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());
   } catch (const Ort::Exception& error) {
-    ort::RethrowOrtError(error, "while setting the session options of " + where);
+    ort::ThrowOrtError(error, ExitCode::kRuntimeFailure, "while setting the session options of " + where);
   }
   for (const ProviderConfig& provider : config.providers) {
     const device::EpRow* row = catalog_.Find(provider.name);
@@ -80,7 +89,7 @@ std::unique_ptr<Ort::Session> SessionFactory::Create(const std::filesystem::path
   try {
     return std::make_unique<Ort::Session>(ort::SharedEnv(), model.c_str(), options);
   } catch (const Ort::Exception& error) {
-    throw Error(ExitCode::kInvalidModel, where + ": ONNX Runtime cannot load " + model.string() + ": " + error.what());
+    ort::ThrowOrtError(error, ExitCode::kInvalidModel, where + ": ONNX Runtime cannot load " + model.string());
   }
 }
 

@@ -29,8 +29,4 @@ Ort::Env& SharedEnv() {
 
 std::string RuntimeVersion() { return OrtGetApiBase()->GetVersionString(); }
 
-void RethrowOrtError(const Ort::Exception& error, const std::string& context) {
-  throw RuntimeError(context + ": " + error.what());
-}
-
 }  // namespace modelkit::ort

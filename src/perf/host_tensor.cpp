@@ -1,9 +1,10 @@
 #include "modelkit/perf/host_tensor.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <random>
+
+#include "modelkit/base/float16.h"
 
 namespace modelkit::perf {
 namespace {
@@ -23,37 +24,6 @@ size_t HostTensor::ElementCount() const {
   size_t count = 1;
   for (int64_t dim : shape) count *= static_cast<size_t>(dim);
   return count;
-}
-
-uint16_t FloatToHalfBits(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  const uint32_t sign = (bits >> 16) & 0x8000u;
-  const uint32_t exponent = (bits >> 23) & 0xFFu;
-  uint32_t mantissa = bits & 0x7FFFFFu;
-  if (exponent == 0xFF) return static_cast<uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));  // inf / nan
-  const int half_exponent = static_cast<int>(exponent) - 127 + 15;
-  if (half_exponent >= 0x1F) return static_cast<uint16_t>(sign | 0x7C00u);  // overflow to inf
-  if (half_exponent <= 0) {                                                 // subnormal or zero
-    if (half_exponent < -10) return static_cast<uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const int shift = 14 - half_exponent;
-    uint32_t half_mantissa = mantissa >> shift;
-    const uint32_t remainder = mantissa & ((1u << shift) - 1);
-    const uint32_t halfway = 1u << (shift - 1);
-    if (remainder > halfway || (remainder == halfway && (half_mantissa & 1u))) ++half_mantissa;
-    return static_cast<uint16_t>(sign | half_mantissa);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(half_exponent) << 10) | (mantissa >> 13);
-  const uint32_t remainder = mantissa & 0x1FFFu;
-  if (remainder > 0x1000u || (remainder == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent: correct
-  return static_cast<uint16_t>(half);
-}
-
-uint16_t FloatToBFloat16Bits(float value) {
-  uint32_t bits = std::bit_cast<uint32_t>(value);
-  if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu)) return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
 }
 
 HostTensor MakeSyntheticTensor(const TensorSpec& spec, const std::vector<int64_t>& shape, uint64_t seed) {

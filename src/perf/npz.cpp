@@ -2,7 +2,6 @@
 
 #include <zip.h>
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +10,7 @@
 #include <regex>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/float16.h"
 #include "modelkit/base/strings.h"
 
 namespace modelkit::perf {
@@ -176,32 +176,6 @@ void WriteElement(HostTensor& tensor, size_t i, double value) {
 }
 
 }  // namespace
-
-float HalfBitsToFloat(uint16_t bits) {
-  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-  uint32_t exponent = (bits >> 10) & 0x1Fu;
-  uint32_t mantissa = bits & 0x3FFu;
-  uint32_t out = 0;
-  if (exponent == 0x1F) {
-    out = sign | 0x7F800000u | (mantissa << 13);
-  } else if (exponent == 0) {
-    if (mantissa == 0) {
-      out = sign;
-    } else {
-      exponent = 127 - 15 + 1;
-      while ((mantissa & 0x400u) == 0) {
-        mantissa <<= 1;
-        --exponent;
-      }
-      out = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
-    }
-  } else {
-    out = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  return std::bit_cast<float>(out);
-}
-
-float BFloat16BitsToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 
 HostTensor CastTensor(const HostTensor& tensor, ElementType to) {
   HostTensor cast;

@@ -25,8 +25,4 @@ std::vector<HostTensor> LoadNpzInputs(const std::filesystem::path& path, const s
 // Converts a tensor's elements to another numeric type (through double).
 HostTensor CastTensor(const HostTensor& tensor, ElementType to);
 
-// The float value of IEEE binary16 / bfloat16 bits.
-float HalfBitsToFloat(uint16_t bits);
-float BFloat16BitsToFloat(uint16_t bits);
-
 }  // namespace modelkit::perf

@@ -40,22 +40,6 @@ void ValidateOptions(const OnnxPerfOptions& options) {
   }
 }
 
-// Maps an ORT failure while creating the session to the documented exit codes.
-[[noreturn]] void ThrowLoadError(const Ort::Exception& error, const fs::path& model) {
-  const std::string message = "cannot load '" + model.string() + "': " + error.what();
-  switch (error.GetOrtErrorCode()) {
-    case ORT_INVALID_PROTOBUF:
-    case ORT_INVALID_GRAPH:
-    case ORT_NO_MODEL:
-    case ORT_INVALID_ARGUMENT:
-      throw Error(ExitCode::kInvalidModel, message);
-    case ORT_NO_SUCHFILE:
-      throw UsageError(message);
-    default:
-      throw RuntimeError(message);
-  }
-}
-
 TensorSpec SpecOf(const std::string& name, const Ort::TypeInfo& type_info) {
   TensorSpec spec;
   spec.name = name;
@@ -144,7 +128,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   try {
     session.emplace(env, options.model.c_str(), session_options);
   } catch (const Ort::Exception& error) {
-    ThrowLoadError(error, options.model);
+    ort::ThrowOrtError(error, ort::LoadFailureExitCode(error), "cannot load '" + options.model.string() + "'");
   }
   result.load_ms = MillisecondsSince(load_start, Clock::now());
   if (options.memory) result.memory.after_load = CurrentRssMb();
@@ -188,7 +172,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
     try {
       session->Run(run_options, binding);
     } catch (const Ort::Exception& error) {
-      throw Error(ExitCode::kInferenceFailed, "inference failed on " + result.ep_name + ": " + error.what());
+      ort::ThrowOrtError(error, ExitCode::kInferenceFailed, "inference failed on " + result.ep_name);
     }
     return MillisecondsSince(start, Clock::now());
   };

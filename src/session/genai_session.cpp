@@ -1,12 +1,11 @@
 #include "modelkit/session/genai_session.h"
 
-#include <stdlib.h>
-
 #include <set>
 
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/base/temp_dir.h"
 #include "modelkit/bundle/derived_bundle.h"
 #include "modelkit/bundle/ep_override.h"
 
@@ -16,29 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 using generate::Clock;
 using generate::NanosSince;
-
-// A staging folder for compile outputs beside _compiled/; removed with everything in it when it goes out of scope.
-// Its name makes RemoveStaleDerivedTemporaries clear it when a killed run leaves it behind.
-class StagingDir {
- public:
-  explicit StagingDir(const fs::path& bundle_dir) {
-    std::string pattern = (bundle_dir / (std::string(bundle::kDerivedDirName) + ".tmp-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw RuntimeError("cannot create a staging folder in '" + bundle_dir.string() + "'");
-    }
-    path_ = pattern;
-  }
-  ~StagingDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  StagingDir(const StagingDir&) = delete;
-  StagingDir& operator=(const StagingDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Every provider entry of model.decoder's and the pipeline stages' session options.
 std::vector<const bundle::Json*> ProviderEntries(const bundle::Json& config) {
@@ -80,15 +56,7 @@ std::string EffectiveDevice(const bundle::Json& config, const device::EpCatalog&
 GenaiSession::GenaiSession(GenaiSessionOptions options, MachineAccess& machine)
     : options_(std::move(options)), machine_(machine) {
   if (!options_.ep.empty()) override_ep_ = &machine_.Catalog().Normalize(options_.ep);
-  std::error_code ec;
-  if (!fs::is_directory(options_.bundle_dir, ec)) {
-    throw UsageError("bundle directory not found: '" + options_.bundle_dir.string() +
-                     "' (-m expects a directory holding genai_config.json)");
-  }
-  if (!fs::is_regular_file(options_.bundle_dir / "genai_config.json", ec)) {
-    throw UsageError("genai_config.json not found in '" + options_.bundle_dir.string() +
-                     "'; a genai bundle needs one (make one with 'modelkit build')");
-  }
+  bundle::RequireBundleDirectory(options_.bundle_dir, "-m");
 }
 
 std::optional<std::string> GenaiSession::ep() const {
@@ -141,10 +109,11 @@ fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
   bundle::RemoveStaleDerivedTemporaries(bundle_dir);
   bundle::DerivedBundleContents contents;
   contents.config = effective_config_;
-  std::optional<StagingDir> staging;
+  std::optional<ScopedTempDir> staging;  // compile outputs; its name lets RemoveStaleDerivedTemporaries clear it
   if (!requests.empty()) {
     MODELKIT_CHECK(!options_.compiler.program.empty());
-    staging.emplace(bundle_dir);
+    staging = ScopedTempDir::Create(bundle_dir, std::string(bundle::kDerivedDirName) + ".tmp-");
+    if (!staging) throw RuntimeError("cannot create a staging folder in '" + bundle_dir.string() + "'");
     compile_reports_ = compile::PrepareCompiledStages(bundle_dir, staging->path(), requests, options_.compiler,
                                                       contents.config, contents, warnings_);
   }
@@ -191,6 +160,7 @@ void GenaiSession::Load() {
   load.catalog = machine_.Discovered() ? &machine_.Discover().catalog : &machine_.Catalog();
   load.load_tokenizer = options_.load_tokenizer;
   model_ = generate::Model::Load(load_dir_, load);
+  warnings_.insert(warnings_.end(), model_->warnings().begin(), model_->warnings().end());
   timings_.native_load_ns = NanosSince(t);
   timings_.total_ns = NanosSince(start);
 }

@@ -185,7 +185,10 @@ TEST_F(GenaiPerfCliTest, GenaiInputContract) {
   const fs::path model = tmp.path() / "model.onnx";
   std::ofstream(model) << "x";
   ExpectErrorLine(RunModelkit({"perf", "-m", model.string(), "--runtime", "genai"}), 2, "directory");
-  ExpectErrorLine(RunModelkit({"perf", "-m", tmp.path().string(), "--runtime", "genai"}), 2, "genai_config.json");
+  ExpectErrorLine(RunModelkit({"perf", "-m", (tmp.path() / "nope").string(), "--runtime", "genai"}), 2,
+                  "(--runtime genai expects a directory holding genai_config.json)");
+  ExpectErrorLine(RunModelkit({"perf", "-m", tmp.path().string(), "--runtime", "genai"}), 2,
+                  "genai_config.json not found in");
   ExpectErrorLine(RunModelkit({"perf", "-m", model.string(), "--device", "config"}), 2, "--device config");
   ExpectErrorLine(Perf(Pipeline(), {"--ep", "nosuch"}), 2, "nosuch");
   ExpectErrorLine(Perf(Pipeline(), {"--device", "tpu"}), 2, "tpu");

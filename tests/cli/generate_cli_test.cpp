@@ -82,6 +82,29 @@ TEST_F(GenerateCliTest, PromptIdsAreUsedAsGivenAndStreamingPrintsTheSameText) {
   EXPECT_EQ(nlohmann::json::parse(RunModelkit(json_args).stdout_text)["generated_ids"], report["generated_ids"]);
 }
 
+// An unknown genai_config.json key is run past with one warning line; the built bundle gives no warning at all.
+TEST_F(GenerateCliTest, UnknownConfigKeyIsOneWarning) {
+  const auto run = [](const fs::path& bundle) {
+    return RunModelkit(
+        {"generate", "-m", bundle.string(), "--prompt-ids", "1,2", "--max-new-tokens", "2", "--format", "json"});
+  };
+  const ProcessResult clean = run(bundle_);
+  ASSERT_EQ(clean.exit_code, 0) << clean.stderr_text;
+  EXPECT_EQ(clean.stderr_text.find("warning"), std::string::npos) << clean.stderr_text;
+  TempDir tmp;
+  const fs::path bundle = Copy(tmp);
+  {
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(std::ifstream(bundle / "genai_config.json"));
+    config["model"]["decoder"]["foo"] = "x";
+    std::ofstream(bundle / "genai_config.json") << config.dump(2);
+  }
+  const ProcessResult warned = run(bundle);
+  ASSERT_EQ(warned.exit_code, 0) << warned.stderr_text;
+  EXPECT_EQ(warned.stderr_text, "warning: genai_config.json: unknown key 'model.decoder.foo' (ignored)\n");
+  EXPECT_EQ(nlohmann::json::parse(warned.stdout_text)["generated_ids"],
+            nlohmann::json::parse(clean.stdout_text)["generated_ids"]);
+}
+
 TEST_F(GenerateCliTest, SeededSamplingRepeats) {
   const std::vector<std::string> args = {
       "generate",      "-m",  bundle_.string(),   "--prompt", "Hi",           "--do-sample",
@@ -160,11 +183,13 @@ TEST_F(GenerateCliTest, InterruptStopsBetweenStepsWithExit130) {
 }
 
 TEST_F(GenerateCliTest, UsageErrorsExitTwo) {
-  ExpectErrorLine(RunModelkit({"generate", "-m", (dir_->path() / "nope").string(), "--prompt", "x"}), 2, "nope");
+  ExpectErrorLine(RunModelkit({"generate", "-m", (dir_->path() / "nope").string(), "--prompt", "x"}), 2,
+                  "nope' (-m expects a directory holding genai_config.json)");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string()}), 2, "--prompt");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt", "x", "--prompt-ids", "1"}), 2,
                   "exactly one");
-  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,x"}), 2, "'x'");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,x"}), 2,
+                  "--prompt-ids expects comma-separated token ids like 1,2,3; 'x' is not one");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1", "--top-p", "2", "--do-sample"}),
                   2, "top_p");
 }

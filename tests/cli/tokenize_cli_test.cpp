@@ -88,7 +88,11 @@ TEST(TokenizeCli, StdinAndFileAndDecodeRoundTrip) {
 TEST(TokenizeCli, UsageErrorsExitTwo) {
   ExpectOneErrorLine(Tokenize({"--tokenizer", "/nonexistent/dir", "--text", "x"}), 2, "/nonexistent/dir");
   ExpectOneErrorLine(Tokenize({"--text", "x"}), 2, "--tokenizer");
-  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--decode", "1,two"}), 2, "two");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--decode", "1,two"}), 2,
+                     "--decode expects comma-separated token ids like 1,2,3; 'two' is not one");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--decode", "3, -5"}), 2, "'-5' is not one");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--decode", "1,,2"}), 2, "'' is not one");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--decode", "2147483648"}), 2, "'2147483648' is not one");
   ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--decode", "999999999"}), 2, "999999999");
   TempDir dir;
   const auto bad_text = dir.Write("bad.txt", std::string("ok\xFF"));

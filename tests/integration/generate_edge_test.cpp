@@ -112,6 +112,23 @@ TEST_F(GenerateEdgeTest, EmptyPromptIsAUsageError) {
   }
 }
 
+// Calling a generator out of order is a bug in the calling code, not a user error: a check aborts naming it. The
+// death-test child (a fork) only runs that check, never ONNX Runtime.
+TEST_F(GenerateEdgeTest, OutOfOrderCallsAbort) {
+  const auto model = Load(flat_);
+  generate::GenerateOptions options;
+  options.max_new_tokens = 2;
+  options.ignore_eos = true;
+  generate::Generator fresh(*model, options);
+  EXPECT_DEATH(fresh.Step(), "internal check failed: prefilled_ && !done");
+  generate::Generator generator(*model, options);
+  generator.Prefill(Prompt(5));
+  EXPECT_DEATH(generator.Prefill(Prompt(5)), "internal check failed: !prefilled_");
+  while (!generator.done()) generator.Step();
+  EXPECT_EQ(generator.generated().size(), 2u);
+  EXPECT_DEATH(generator.Step(), "internal check failed: prefilled_ && !done");
+}
+
 TEST_F(GenerateEdgeTest, EosImmediatelyStopsAfterOneToken) {
   TempDir tmp;
   const auto bundle = Copy(flat_, tmp);
@@ -162,6 +179,22 @@ TEST_F(GenerateEdgeTest, GenerationConfigSamplingAppliesBelowSearchAndPerCallOpt
   EXPECT_EQ(run(bundle, false, 1), greedy);
   EditGenaiConfig(bundle, [](auto& config) { config["search"]["do_sample"] = false; });
   EXPECT_EQ(run(bundle, std::nullopt, 1), greedy);
+}
+
+// Keys onnxruntime-genai does not know are ignored with one warning each; the bundles `modelkit build` writes have
+// none.
+TEST_F(GenerateEdgeTest, UnknownConfigKeysAreWarningsAndBuiltBundlesHaveNone) {
+  EXPECT_EQ(Load(flat_)->warnings(), std::vector<std::string>{});
+  EXPECT_EQ(Load(pipeline_)->warnings(), std::vector<std::string>{});
+  TempDir tmp;
+  const auto bundle = Copy(pipeline_, tmp);
+  EditGenaiConfig(bundle, [](auto& config) {
+    config["model"]["decoder"]["foo"] = 1;
+    config["model"]["decoder"]["pipeline"][0]["ctx"]["bar"] = true;
+  });
+  EXPECT_EQ(Load(bundle)->warnings(),
+            (std::vector<std::string>{"genai_config.json: unknown key 'model.decoder.foo' (ignored)",
+                                      "genai_config.json: unknown key 'model.decoder.pipeline.ctx.bar' (ignored)"}));
 }
 
 TEST_F(GenerateEdgeTest, MissingStageFileIsInvalidModel) {

@@ -1,55 +1,12 @@
 #include "support/safetensors_writer.h"
 
-#include <cmath>
-#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "modelkit/base/float16.h"
+
 namespace modelkit::test {
-namespace {
-
-uint32_t Bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
-
-uint16_t ToBf16(float value) {
-  const uint32_t x = Bits(value);
-  return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
-}
-
-uint16_t ToF16(float value) {
-  const uint32_t x = Bits(value);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exponent = static_cast<int32_t>((x >> 23) & 0xFFu) - 127 + 15;
-  uint32_t mantissa = x & 0x7FFFFFu;
-  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7C00u);
-  if (exponent <= 0) {
-    if (exponent < -10) return static_cast<uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const uint32_t shift = static_cast<uint32_t>(14 - exponent);
-    uint32_t half = mantissa >> shift;
-    const uint32_t rest = mantissa & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
-  return static_cast<uint16_t>(half);
-}
-
-float FromF16(uint16_t h) {  // finite values only: what the test weights produce
-  const uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
-  const float magnitude = exponent == 0
-                              ? std::ldexp(static_cast<float>(mantissa), -24)
-                              : std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-  return (h & 0x8000u) ? -magnitude : magnitude;
-}
-
-}  // namespace
 
 std::string EncodeFloats(const std::vector<float>& values, const std::string& dtype) {
   std::string bytes;
@@ -60,7 +17,7 @@ std::string EncodeFloats(const std::vector<float>& values, const std::string& dt
   if (dtype != "F16" && dtype != "BF16") throw std::invalid_argument("EncodeFloats: dtype " + dtype);
   bytes.resize(values.size() * 2);
   for (size_t i = 0; i < values.size(); ++i) {
-    const uint16_t v = dtype == "BF16" ? ToBf16(values[i]) : ToF16(values[i]);
+    const uint16_t v = dtype == "BF16" ? FloatToBFloat16Bits(values[i]) : FloatToHalfBits(values[i]);
     bytes[2 * i] = static_cast<char>(v & 0xFF);
     bytes[2 * i + 1] = static_cast<char>(v >> 8);
   }
@@ -68,13 +25,8 @@ std::string EncodeFloats(const std::vector<float>& values, const std::string& dt
 }
 
 float RoundTrip(float value, const std::string& dtype) {
-  if (dtype == "BF16") {
-    const uint32_t bits = static_cast<uint32_t>(ToBf16(value)) << 16;
-    float out;
-    std::memcpy(&out, &bits, 4);
-    return out;
-  }
-  if (dtype == "F16") return FromF16(ToF16(value));
+  if (dtype == "BF16") return BFloat16BitsToFloat(FloatToBFloat16Bits(value));
+  if (dtype == "F16") return HalfBitsToFloat(FloatToHalfBits(value));
   return value;
 }
 

@@ -1,26 +1,28 @@
 #include "support/temp_dir.h"
 
-#include <stdlib.h>
-
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-
-#include <gtest/gtest.h>
+#include <optional>
+#include <stdexcept>
 
 namespace modelkit::test {
+namespace {
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "modelkit-test-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-  path_ = pattern;
+ScopedTempDir MakeTestDir() {
+  const std::filesystem::path parent = std::filesystem::temp_directory_path();
+  std::optional<ScopedTempDir> dir = ScopedTempDir::Create(parent, "modelkit-test-");
+  if (!dir)
+    throw std::runtime_error("cannot create a temporary directory in " + parent.string() + ": " + std::strerror(errno));
+  return std::move(*dir);
 }
 
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
+}  // namespace
+
+TempDir::TempDir() : dir_(MakeTestDir()) {}
 
 std::filesystem::path TempDir::Write(const std::string& relative, const std::string& content) const {
-  const std::filesystem::path target = path_ / relative;
+  const std::filesystem::path target = path() / relative;
   std::filesystem::create_directories(target.parent_path());
   std::ofstream(target, std::ios::binary) << content;
   return target;

@@ -4,21 +4,21 @@
 #include <filesystem>
 #include <string>
 
+#include "modelkit/base/temp_dir.h"
+
 namespace modelkit::test {
 
 class TempDir {
  public:
+  // Throws std::runtime_error when the directory cannot be made (the test fails with that message).
   TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return dir_.path(); }
   // Writes `content` to path()/relative (creating parent folders) and returns the full path.
   std::filesystem::path Write(const std::string& relative, const std::string& content) const;
 
  private:
-  std::filesystem::path path_;
+  ScopedTempDir dir_;
 };
 
 }  // namespace modelkit::test

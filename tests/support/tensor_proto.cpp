@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "modelkit/base/float16.h"
+
 namespace modelkit::test {
 namespace {
 
@@ -125,32 +127,6 @@ void AppendAs(std::vector<std::byte>& bytes, From value, size_t size) {
   for (size_t i = 0; i < size; ++i) bytes.push_back(static_cast<std::byte>((wide >> (8 * i)) & 0xFF));
 }
 
-float HalfToFloat(uint16_t bits) {
-  const uint32_t sign = (bits & 0x8000u) << 16;
-  const uint32_t exponent = (bits >> 10) & 0x1F;
-  uint32_t mantissa = bits & 0x3FF;
-  uint32_t out;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      out = sign;
-    } else {
-      int shift = 0;
-      while (!(mantissa & 0x400)) {
-        mantissa <<= 1;
-        ++shift;
-      }
-      out = sign | static_cast<uint32_t>(127 - 15 - shift + 1) << 23 | (mantissa & 0x3FF) << 13;
-    }
-  } else if (exponent == 31) {
-    out = sign | 0x7F800000u | mantissa << 13;
-  } else {
-    out = sign | (exponent + 127 - 15) << 23 | mantissa << 13;
-  }
-  float value;
-  std::memcpy(&value, &out, sizeof(value));
-  return value;
-}
-
 bool IsFloating(ONNXTensorElementDataType type) {
   return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE ||
          type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16 ||
@@ -174,16 +150,13 @@ bool FloatingElement(ONNXTensorElementDataType type, const std::byte* data, size
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
       uint16_t bits;
       std::memcpy(&bits, data + 2 * i, 2);
-      out = HalfToFloat(bits);
+      out = HalfBitsToFloat(bits);
       return true;
     }
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
       uint16_t bits;
       std::memcpy(&bits, data + 2 * i, 2);
-      const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-      float value;
-      std::memcpy(&value, &wide, 4);
-      out = value;
+      out = BFloat16BitsToFloat(bits);
       return true;
     }
     default:

@@ -5,12 +5,18 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace modelkit::bundle {
 
 using Json = nlohmann::ordered_json;
+
+// Throws UsageError unless `bundle_dir` is a directory holding genai_config.json. `flag_context` names what asked
+// for a bundle (e.g. "-m", "--runtime genai"); when given, the missing-directory message says that it expects a
+// directory holding genai_config.json.
+void RequireBundleDirectory(const std::filesystem::path& bundle_dir, std::string_view flag_context);
 
 // Reads <bundle>/genai_config.json. Throws UsageError when the bundle directory or the file is missing, and
 // Error(kInvalidModel) naming the file (and JSON path) when it is not valid JSON or has no "model" object.

@@ -1,6 +1,7 @@
 // genai_config.json as typed structs: what the generation runtime consumes, with onnxruntime-genai's defaults, and
 // the sampling defaults a Hugging Face generation_config.json beside it adds. Strict about the keys it reads (type and
-// range, naming file and JSON path), lenient about keys it does not know (ignored).
+// range, naming file and JSON path), lenient about keys it does not know: ignored, but listed
+// (GenaiConfig::unknown_keys) so the user hears about them.
 #pragma once
 
 #include <cstdint>
@@ -21,13 +22,16 @@ struct ProviderConfig {
   std::vector<std::pair<std::string, std::string>> options;
 };
 
+// session_options.graph_optimization_level: ORT's four levels, mapped from their names when the config is parsed.
+enum class OptimizationLevel { kDisableAll, kBasic, kExtended, kAll };
+
 struct SessionOptionsConfig {
   std::vector<ProviderConfig> providers;  // priority order; empty means CPU
   std::optional<int> intra_op_num_threads;
   std::optional<int> inter_op_num_threads;
   std::optional<bool> enable_cpu_mem_arena;
   std::optional<bool> enable_mem_pattern;
-  std::optional<std::string> graph_optimization_level;  // ORT_DISABLE_ALL ... ORT_ENABLE_ALL
+  std::optional<OptimizationLevel> graph_optimization_level;  // ORT_DISABLE_ALL ... ORT_ENABLE_ALL
   std::optional<std::string> log_id;
   std::map<std::string, std::string> config_entries;  // other string entries
 };
@@ -99,6 +103,8 @@ struct GenaiConfig {
   DecoderConfig decoder;
   SearchConfig search;
   std::filesystem::path generation_config_file;  // the generation_config.json applied; empty when none
+  // Keys onnxruntime-genai does not accept, as dotted paths ("model.decoder.foo"), in document order; ignored here.
+  std::vector<std::string> unknown_keys;
 
   bool IsPipeline() const { return type == "decoder-pipeline"; }
   // search.max_length capped at context_length (0 means context_length).
@@ -107,7 +113,8 @@ struct GenaiConfig {
 
 // Parses a genai_config.json document. `source` names the file in errors. Throws Error(kInvalidModel) naming
 // `source` and the JSON path for a wrong type, a missing required key, an unknown model type, an unsafe filename,
-// a beam search, or `sliding_window` ("not supported yet").
+// a beam search, `sliding_window` ("not supported yet"), or a graph_optimization_level that is not one of ORT's names
+// (listing them). Unknown keys are not errors: they are listed in unknown_keys.
 GenaiConfig ParseGenaiConfig(const nlohmann::ordered_json& document, const std::filesystem::path& bundle_dir,
                              const std::string& source);
 

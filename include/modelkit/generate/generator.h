@@ -39,11 +39,11 @@ class Generator {
   // Creates the KV cache and bindings (timed as generator creation). `model` must outlive the generator.
   Generator(const Model& model, const GenerateOptions& options);
 
-  // Runs `prompt` and chooses the first token. Throws UsageError for an empty prompt or one longer than the
-  // max length. A prompt exactly as long as the max length, or max_new_tokens 0, runs nothing: done() with
-  // kMaxLength / kMaxNewTokens and no tokens.
+  // Runs `prompt` and chooses the first token; once per generator (a second call is a broken invariant: abort).
+  // Throws UsageError for an empty prompt or one longer than the max length. A prompt exactly as long as the max
+  // length, or max_new_tokens 0, runs nothing: done() with kMaxLength / kMaxNewTokens and no tokens.
   void Prefill(std::span<const int32_t> prompt);
-  // Feeds the last chosen token and chooses the next. Requires a Prefill and !done().
+  // Feeds the last chosen token and chooses the next. Requires a Prefill and !done() (checked: abort otherwise).
   void Step();
 
   bool done() const { return stop_reason_ != StopReason::kNone; }

@@ -43,6 +43,9 @@ class Model {
   // nullptr when loaded without a tokenizer.
   const tokenizer::Tokenizer* tokenizer() const { return tokenizer_ ? &*tokenizer_ : nullptr; }
   const LoadTimings& load_timings() const { return load_timings_; }
+  // What the user should hear about the bundle, one line each without "warning: " (e.g. "genai_config.json: unknown
+  // key 'model.decoder.foo' (ignored)").
+  const std::vector<std::string>& warnings() const { return warnings_; }
   const std::vector<LoadedStage>& stages() const { return stages_; }
   // Element type of the past-key inputs, and their fixed sequence length (0 when dynamic).
   ONNXTensorElementDataType kv_type() const { return kv_type_; }
@@ -59,6 +62,7 @@ class Model {
   std::vector<LoadedStage> stages_;
   std::optional<tokenizer::Tokenizer> tokenizer_;
   LoadTimings load_timings_;
+  std::vector<std::string> warnings_;
   ONNXTensorElementDataType kv_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
   int64_t fixed_kv_length_ = 0;
   bool has_kv_ = false;

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "modelkit/ort/ort_error.h"  // ORT failures become modelkit errors there
+
 namespace modelkit::ort {
 
 // The ORT API version this build requests from the runtime: the headers' version, capped at the runtime
@@ -22,8 +24,5 @@ Ort::Env& SharedEnv();
 
 // Version string of the loaded runtime library, e.g. "1.30.0".
 std::string RuntimeVersion();
-
-// Converts an Ort::Exception into a modelkit::Error with `context` ("while loading model.onnx") prefixed.
-[[noreturn]] void RethrowOrtError(const Ort::Exception& error, const std::string& context);
 
 }  // namespace modelkit::ort

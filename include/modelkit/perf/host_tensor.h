@@ -25,8 +25,4 @@ struct HostTensor {
 // "modelkit".
 HostTensor MakeSyntheticTensor(const TensorSpec& spec, const std::vector<int64_t>& shape, uint64_t seed);
 
-// IEEE binary16 and bfloat16 bit patterns of a float (round to nearest even).
-uint16_t FloatToHalfBits(float value);
-uint16_t FloatToBFloat16Bits(float value);
-
 }  // namespace modelkit::perf

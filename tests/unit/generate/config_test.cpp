@@ -83,5 +83,78 @@ TEST(GenaiConfigTest, ErrorsNameFileAndPath) {
   EXPECT_NE(ErrorOf(doc).find("$.model.context_length"), std::string::npos);
 }
 
+TEST(GenaiConfigTest, GraphOptimizationLevelIsMappedWhenParsed) {
+  const std::pair<const char*, OptimizationLevel> levels[] = {{"ORT_DISABLE_ALL", OptimizationLevel::kDisableAll},
+                                                              {"ORT_ENABLE_BASIC", OptimizationLevel::kBasic},
+                                                              {"ORT_ENABLE_EXTENDED", OptimizationLevel::kExtended},
+                                                              {"ORT_ENABLE_ALL", OptimizationLevel::kAll}};
+  for (const auto& [name, level] : levels) {
+    Json doc = Flat();
+    doc["model"]["decoder"]["session_options"]["graph_optimization_level"] = name;
+    const GenaiConfig config = ParseGenaiConfig(doc, "/b", "genai_config.json");
+    EXPECT_EQ(config.decoder.session_options.graph_optimization_level, level) << name;
+    EXPECT_FALSE(config.decoder.session_options.config_entries.count("graph_optimization_level"));
+  }
+  EXPECT_FALSE(ParseGenaiConfig(Flat(), "/b", "genai_config.json").decoder.session_options.graph_optimization_level);
+  Json doc = Flat();
+  doc["model"]["decoder"]["session_options"]["graph_optimization_level"] = "ORT_ENABLE_SOME";
+  EXPECT_EQ(ErrorOf(doc),
+            "/b/genai_config.json: $.model.decoder.session_options.graph_optimization_level 'ORT_ENABLE_SOME' is not "
+            "one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED, ORT_ENABLE_ALL");
+  doc = Flat();
+  doc["model"]["decoder"]["pipeline"] = Json::parse(R"([{"s": {"filename": "s.onnx", "inputs": [], "outputs": [],
+      "session_options": {"graph_optimization_level": "all"}}}])");
+  doc["model"]["type"] = "decoder-pipeline";
+  EXPECT_NE(ErrorOf(doc).find("$.model.decoder.pipeline.s.session_options.graph_optimization_level 'all'"),
+            std::string::npos);
+}
+
+TEST(GenaiConfigTest, UnknownKeysAreListedWithTheirPathAndIgnored) {
+  EXPECT_EQ(ParseGenaiConfig(Flat(), "/b", "genai_config.json").unknown_keys,
+            std::vector<std::string>{"model.decoder.some_future_key"});
+  Json doc = Flat();
+  doc["model"]["type"] = "decoder-pipeline";
+  doc["model"]["decoder"].erase("some_future_key");
+  doc["model"]["decoder"]["pipeline"] = Json::parse(R"([{"ctx": {"filename": "c.onnx", "inputs": [], "outputs": [],
+      "inherit_session_options": true, "stage_color": "red",
+      "session_options": {"session.y": "1", "threads": 4}}}])");
+  doc["top_level"] = 1;
+  doc["model"]["color"] = "blue";
+  doc["model"]["decoder"]["inputs"] = Json::parse(R"({"input_ids": "ids", "seq_lens": "s"})");
+  doc["model"]["decoder"]["outputs"] = Json::parse(R"({"logits": "l", "present_key_names": "p.%d.k", "extra": "e"})");
+  doc["model"]["decoder"]["session_options"]["enable_profiling"] = "prof";  // genai's own key
+  doc["model"]["decoder"]["session_options"]["lots"] = Json::object();      // not a string: not a config entry
+  doc["search"]["beam_width"] = 2;
+  doc["search"]["length_penalty"] = 1.0;                                 // genai's key, unused here
+  doc["model"]["vision"] = Json::parse(R"({"anything": {"goes": 1}})");  // a section modelkit does not read
+  const GenaiConfig config = ParseGenaiConfig(doc, "/b", "genai_config.json");
+  EXPECT_EQ(config.unknown_keys,
+            (std::vector<std::string>{"top_level", "model.color", "model.decoder.inputs.seq_lens",
+                                      "model.decoder.outputs.extra", "model.decoder.session_options.lots",
+                                      "model.decoder.pipeline.ctx.stage_color",
+                                      "model.decoder.pipeline.ctx.session_options.threads", "search.beam_width"}));
+  EXPECT_EQ(config.decoder.names.input_ids, "ids");  // the known keys beside them still count
+  EXPECT_EQ(config.decoder.pipeline[0].session_options->config_entries.at("session.y"), "1");
+}
+
+// Every key onnxruntime-genai's model builder writes for a decoder model is known.
+TEST(GenaiConfigTest, AModelBuilderConfigHasNoUnknownKeys) {
+  const Json doc = Json::parse(R"({
+    "model": {"bos_token_id": 151643, "context_length": 40960,
+      "decoder": {"session_options": {"log_id": "onnxruntime-genai", "provider_options": [{"cuda": {"enable_cuda_graph": "0"}}],
+                                      "intra_op_num_threads": 4, "graph_optimization_level": "ORT_ENABLE_ALL",
+                                      "enable_cpu_mem_arena": true, "session.disable_cpu_ep_fallback": "1"},
+        "filename": "model.onnx", "head_size": 128, "hidden_size": 1024,
+        "inputs": {"input_ids": "input_ids", "attention_mask": "attention_mask", "position_ids": "position_ids",
+                   "past_key_names": "past_key_values.%d.key", "past_value_names": "past_key_values.%d.value"},
+        "outputs": {"logits": "logits", "present_key_names": "present.%d.key", "present_value_names": "present.%d.value"},
+        "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8},
+      "eos_token_id": [151645, 151643], "pad_token_id": 151643, "type": "qwen3", "vocab_size": 151936},
+    "search": {"diversity_penalty": 0.0, "do_sample": true, "early_stopping": true, "length_penalty": 1.0,
+      "max_length": 40960, "min_length": 0, "no_repeat_ngram_size": 0, "num_beams": 1, "num_return_sequences": 1,
+      "past_present_share_buffer": true, "repetition_penalty": 1.0, "temperature": 0.6, "top_k": 20, "top_p": 0.95}})");
+  EXPECT_TRUE(ParseGenaiConfig(doc, "/b", "genai_config.json").unknown_keys.empty());
+}
+
 }  // namespace
 }  // namespace modelkit::generate

@@ -1,0 +1,36 @@
+// A temporary directory owned by a scope: made with mkdtemp, removed with everything in it when the owner goes away.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace modelkit {
+
+class ScopedTempDir {
+ public:
+  // Makes a new directory `parent`/`prefix`XXXXXX (mkdtemp: a unique name, mode 0700). Returns nullopt when it
+  // cannot, with errno saying why; callers word the error, since the folder's purpose is theirs to name.
+  static std::optional<ScopedTempDir> Create(const std::filesystem::path& parent, std::string_view prefix);
+
+  ~ScopedTempDir();
+  ScopedTempDir(ScopedTempDir&& other) noexcept;
+  ScopedTempDir& operator=(ScopedTempDir&& other) noexcept;
+  ScopedTempDir(const ScopedTempDir&) = delete;
+  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+
+  // The directory; empty after release().
+  const std::filesystem::path& path() const { return path_; }
+
+  // Stops owning the directory (it is no longer removed) and returns its path.
+  std::filesystem::path release();
+
+ private:
+  explicit ScopedTempDir(std::filesystem::path path) : path_(std::move(path)) {}
+  void Remove() noexcept;
+
+  std::filesystem::path path_;
+};
+
+}  // namespace modelkit

@@ -1,0 +1,28 @@
+// Where ONNX Runtime's failures become modelkit errors: every Ort::Exception (or failed Ort::Status) is translated
+// here, where it enters our code, into one modelkit::Error line "<context>: <ORT's message>" with the exit code
+// the caller chose.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <string>
+#include <string_view>
+
+#include "modelkit/base/error.h"
+
+namespace modelkit::ort {
+
+// Throws Error(code, context + ": " + ORT's message). `context` says what failed, e.g. "cannot load 'm.onnx'".
+[[noreturn]] void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context);
+[[noreturn]] void ThrowOrtError(const Ort::Status& status, ExitCode code, std::string_view context);
+
+// The exit code of a model that ORT failed to load: kInvalidModel when the model is at fault (invalid protobuf,
+// graph or argument; no model), kUsage for a missing file, kRuntimeFailure otherwise.
+ExitCode LoadFailureExitCode(const Ort::Exception& error);
+
+// ORT's message shortened to what a user needs to know why something cannot run: the first line, without ORT's
+// source-location prefix ("/onnxruntime_src/...cc:123 func [ONNXRuntimeError] : 1 : FAIL : "). For recording a
+// reason (e.g. why an EP is unusable) instead of throwing.
+std::string OrtErrorReason(const Ort::Exception& error);
+
+}  // namespace modelkit::ort

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "modelkit/base/error.h"
+#include "support/tensor_specs.h"
 
 namespace modelkit::perf {
 namespace {
@@ -26,15 +27,9 @@ std::string ParseError(const std::string& text) {
   return "";
 }
 
-Dim Fixed(int64_t value) { return Dim{value, ""}; }
-Dim Dynamic(std::string param = "") { return Dim{std::nullopt, std::move(param)}; }
-
-TensorSpec Spec(std::string name, std::vector<Dim> dims) {
-  TensorSpec spec;
-  spec.name = std::move(name);
-  spec.dims = std::move(dims);
-  return spec;
-}
+using test::Dynamic;
+using test::Fixed;
+using test::Spec;
 
 TEST(ShapeConfig, NonObjectIsUsageError) {
   for (const char* text : {"[1, 2]", "3", "\"x\"", "null", "true"}) {

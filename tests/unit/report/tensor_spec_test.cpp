@@ -5,18 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "support/tensor_specs.h"
+
 namespace modelkit::report {
 namespace {
 
-Dim Fixed(int64_t value) { return Dim{value, ""}; }
-Dim Dynamic(std::string param = "") { return Dim{std::nullopt, std::move(param)}; }
-
-TensorSpec Spec(std::string name, std::vector<Dim> dims) {
-  TensorSpec spec;
-  spec.name = std::move(name);
-  spec.dims = std::move(dims);
-  return spec;
-}
+using test::Dynamic;
+using test::Fixed;
+using test::Spec;
 
 TEST(TensorSpecDescribe, Shapes) {
   EXPECT_EQ(DescribeShape(Spec("x", {Dynamic("batch"), Fixed(3), Fixed(224), Dynamic()})), "[batch, 3, 224, ?]");

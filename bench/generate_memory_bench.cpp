@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "bandwidth.h"
 #include "generate_bench_bundle.h"
 #include "modelkit/generate/config.h"
 #include "modelkit/generate/generator.h"
@@ -162,41 +163,6 @@ std::map<std::string, double> RunChild(const std::string& args) {
   return values;
 }
 
-// Best of `passes` bandwidth in bytes/s: each of `threads` threads sums its slice of a `bytes` buffer (read only).
-double ReadBandwidth(size_t bytes, int threads, int passes) {
-  const size_t words = bytes / sizeof(uint64_t);
-  std::unique_ptr<uint64_t[]> buffer(new uint64_t[words]);
-  for (size_t i = 0; i < words; ++i) buffer[i] = i;  // touch every page before timing
-  double best = 0;
-  for (int pass = 0; pass < passes; ++pass) {
-    std::vector<uint64_t> sums(static_cast<size_t>(threads));
-    std::vector<std::thread> workers;
-    const Clock::time_point start = Clock::now();
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        const size_t begin = words * static_cast<size_t>(t) / static_cast<size_t>(threads);
-        const size_t end = words * static_cast<size_t>(t + 1) / static_cast<size_t>(threads);
-        uint64_t a = 0, b = 0, c = 0, d = 0;  // independent sums keep several loads in flight
-        size_t i = begin;
-        for (; i + 4 <= end; i += 4) {
-          a += buffer[i];
-          b += buffer[i + 1];
-          c += buffer[i + 2];
-          d += buffer[i + 3];
-        }
-        for (; i < end; ++i) a += buffer[i];
-        sums[static_cast<size_t>(t)] = a + b + c + d;
-      });
-    }
-    for (auto& worker : workers) worker.join();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    volatile uint64_t sink = std::accumulate(sums.begin(), sums.end(), uint64_t{0});
-    (void)sink;
-    best = std::max(best, static_cast<double>(words * sizeof(uint64_t)) / seconds);
-  }
-  return best;
-}
-
 // Best of `passes` memcpy bandwidth in bytes/s, counting the bytes read and the bytes written.
 double CopyBandwidth(size_t bytes, int passes) {
   std::vector<char> from(bytes / 2, 1), to(bytes / 2, 0);
@@ -243,7 +209,7 @@ int main(int argc, char** argv) {
 
   // Both bandwidths before the children run, with nothing else of ours resident.
   constexpr size_t kBufferBytes = size_t{1} << 30;
-  const double read_bandwidth = ReadBandwidth(kBufferBytes, threads, 10);
+  const double read_bandwidth = modelkit::bench::ReadBandwidth(kBufferBytes, threads, 10);
   const double copy_bandwidth = CopyBandwidth(kBufferBytes, 10);
 
   const std::string common = bundle.string() + " " + std::to_string(prompt_tokens) + " ";

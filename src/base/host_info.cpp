@@ -1,9 +1,12 @@
 #include "modelkit/base/host_info.h"
 
+#include <sched.h>
 #include <sys/utsname.h>
 
 #include <fstream>
+#include <set>
 #include <thread>
+#include <utility>
 
 #include "modelkit/base/strings.h"
 
@@ -33,6 +36,25 @@ std::string CpuModelName() { return FindValue("/proc/cpuinfo", "model name", ':'
 int LogicalCores() {
   const unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : static_cast<int>(cores);
+}
+
+int PhysicalCoresAvailable() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return LogicalCores();
+  std::set<std::pair<std::string, std::string>> cores;  // (package, core) of each CPU this process may run on
+  int cpus = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &mask)) continue;
+    ++cpus;
+    const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    std::string package, core;
+    std::ifstream(topology + "physical_package_id") >> package;
+    std::ifstream(topology + "core_id") >> core;
+    if (package.empty() || core.empty()) return cpus == 0 ? 1 : CPU_COUNT(&mask);  // no topology: count CPUs
+    cores.emplace(package, core);
+  }
+  return cores.empty() ? 1 : static_cast<int>(cores.size());
 }
 
 uint64_t MemoryTotalMb() {

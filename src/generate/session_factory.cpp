@@ -1,9 +1,11 @@
 #include "session_factory.h"
 
+#include <algorithm>
 #include <map>
 
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/host_info.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/device/session_ep.h"
 #include "modelkit/ort/ort_error.h"
@@ -28,12 +30,13 @@ namespace {
 
 }  // namespace
 
+int DefaultIntraOpThreads() { return std::min(PhysicalCoresAvailable(), kMaxDefaultIntraOpThreads); }
+
 Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& config, const std::string& where) const {
   ort::SharedEnv();
   Ort::SessionOptions options;
   try {
-    // onnxruntime-genai's default is half the hardware threads; ORT's own default is all of them.
-    if (config.intra_op_num_threads) options.SetIntraOpNumThreads(*config.intra_op_num_threads);
+    options.SetIntraOpNumThreads(config.intra_op_num_threads.value_or(DefaultIntraOpThreads()));
     if (config.inter_op_num_threads) options.SetInterOpNumThreads(*config.inter_op_num_threads);
     if (config.enable_cpu_mem_arena.has_value()) {
       if (*config.enable_cpu_mem_arena) {

@@ -14,6 +14,16 @@
 
 namespace modelkit::generate {
 
+// The most intra-op threads a session gets when its config names none: past this, a batch-1 decode step's kernels
+// are too small to split further and thread synchronisation outweighs the gain.
+inline constexpr int kMaxDefaultIntraOpThreads = 16;
+
+// Intra-op threads for a session whose config sets no `intra_op_num_threads`: one per physical core this process may
+// run on (SMT siblings share a core's memory bandwidth and matmul units, so they add little to memory-bound decoding),
+// at most kMaxDefaultIntraOpThreads. ORT's own default (0) comes from its own CPU probe, which on some virtual
+// machines finds a single core and runs every kernel on one thread (docs/performance.md).
+int DefaultIntraOpThreads();
+
 class SessionFactory {
  public:
   // `catalog` must outlive the factory; plugin rows in it must already be registered with the shared ORT env.

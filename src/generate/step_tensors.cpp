@@ -127,10 +127,16 @@ void StepTensors::BindInput(Ort::IoBinding& binding, const std::string& name) {
 void StepTensors::BindLogits(Ort::IoBinding& binding) {
   const int64_t rows = logits_last_only_ ? 1 : chunk_;
   const size_t bytes = static_cast<size_t>(rows * vocab_size_) * ElementSize(logits_type_);
-  if (logits_.size() < bytes) logits_.resize(bytes);
+  // Grown for a prompt chunk, shrunk back once for the first one-token step so that decoding does not keep the
+  // prompt's rows x vocab buffer; both happen once per generation, never per token.
+  if (logits_capacity_ < bytes || (rows == 1 && logits_capacity_ > bytes)) {
+    logits_.reset();  // release first: the old and the new buffer never coexist
+    logits_.reset(new std::byte[bytes]);
+    logits_capacity_ = bytes;
+  }
   const int64_t shape[] = {1, rows, vocab_size_};
   binding.BindOutput(names_.logits.c_str(),
-                     Ort::Value::CreateTensor(memory_, logits_.data(), bytes, shape, 3, logits_type_));
+                     Ort::Value::CreateTensor(memory_, logits_.get(), bytes, shape, 3, logits_type_));
 }
 
 std::span<const float> StepTensors::LastLogits() {
@@ -138,14 +144,14 @@ std::span<const float> StepTensors::LastLogits() {
   const size_t offset = static_cast<size_t>((rows - 1) * vocab_size_);
   const size_t vocab = static_cast<size_t>(vocab_size_);
   if (logits_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-    return {reinterpret_cast<const float*>(logits_.data()) + offset, vocab};
+    return {reinterpret_cast<const float*>(logits_.get()) + offset, vocab};
   }
   converted_.resize(vocab);
   if (logits_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
-    const auto* values = reinterpret_cast<const Ort::Float16_t*>(logits_.data()) + offset;
+    const auto* values = reinterpret_cast<const Ort::Float16_t*>(logits_.get()) + offset;
     for (size_t i = 0; i < vocab; ++i) converted_[i] = values[i].ToFloat();
   } else {
-    const auto* values = reinterpret_cast<const Ort::BFloat16_t*>(logits_.data()) + offset;
+    const auto* values = reinterpret_cast<const Ort::BFloat16_t*>(logits_.get()) + offset;
     for (size_t i = 0; i < vocab; ++i) converted_[i] = values[i].ToFloat();
   }
   return converted_;

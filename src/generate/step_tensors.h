@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,7 +57,9 @@ class StepTensors {
   std::vector<int64_t> ids64_, mask64_, positions64_, lengths64_;
   std::vector<int32_t> ids32_, mask32_, positions32_, lengths32_;
   ONNXTensorElementDataType lengths_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
-  std::vector<std::byte> logits_;
+  // Logits storage: rows x vocab elements, grown (never zeroed: ORT writes every element) when a chunk needs more.
+  std::unique_ptr<std::byte[]> logits_;
+  size_t logits_capacity_ = 0;
   std::vector<float> converted_;
   Ort::MemoryInfo memory_;
 };

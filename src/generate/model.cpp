@@ -76,7 +76,6 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
 
 void Model::LoadSessions(const device::EpCatalog& catalog) {
   ort::SharedEnv();
-  const SessionFactory factory(catalog);
   std::vector<StageConfig> stages = config_.decoder.pipeline;
   if (!config_.IsPipeline()) {
     StageConfig decoder;
@@ -84,6 +83,7 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
     decoder.filename = config_.decoder.filename;
     stages.push_back(decoder);
   }
+  const SessionFactory factory(catalog, stages.size());
   const std::set<std::string> past_names = KvNames(config_.decoder, /*past=*/true);
   Ort::AllocatorWithDefaultOptions allocator;
   for (StageConfig& stage_config : stages) {

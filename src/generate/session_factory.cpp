@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <map>
 
+#include <onnxruntime_session_options_config_keys.h>
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/host_info.h"
 #include "modelkit/base/strings.h"
+
 #include "modelkit/device/session_ep.h"
 #include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
@@ -57,6 +59,9 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
     }
     if (config.log_id) options.SetLogId(config.log_id->c_str());
     for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());
+    if (sessions_in_turn_ > 1 && !config.config_entries.contains(kOrtSessionOptionsConfigAllowIntraOpSpinning)) {
+      options.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
+    }
   } catch (const Ort::Exception& error) {
     ort::ThrowOrtError(error, ExitCode::kRuntimeFailure, "while setting the session options of " + where);
   }

@@ -27,7 +27,12 @@ int DefaultIntraOpThreads();
 class SessionFactory {
  public:
   // `catalog` must outlive the factory; plugin rows in it must already be registered with the shared ORT env.
-  explicit SessionFactory(const device::EpCatalog& catalog) : catalog_(catalog) {}
+  // `sessions_in_turn` is how many sessions run one after another for each token (pipeline stages): with more than
+  // one, a session whose config does not say otherwise does not spin its intra-op threads while idle, since each
+  // session has its own thread pool and an idle pool's spinning threads take the cores the running one needs
+  // (docs/performance.md). A single session keeps ORT's spinning, which makes its decode steps faster.
+  SessionFactory(const device::EpCatalog& catalog, size_t sessions_in_turn)
+      : catalog_(catalog), sessions_in_turn_(sessions_in_turn) {}
 
   // Builds ORT session options from `config`. `where` names the config location in errors ("stage 'ctx'").
   // Throws Error(kInvalidModel) for "cpu" with options, UsageError for an EP no catalog row knows, and a runtime
@@ -40,6 +45,7 @@ class SessionFactory {
 
  private:
   const device::EpCatalog& catalog_;
+  size_t sessions_in_turn_;
 };
 
 }  // namespace modelkit::generate

@@ -64,8 +64,13 @@ Generator::Generator(const Model& model, const GenerateOptions& options)
     stop_.max_new_tokens = options.max_new_tokens;
   }
   stop_.min_length = options.min_length.value_or(config.search.min_length);
-  runner_ = MakeDecoderRunner(model, stop_.max_length);
   timings_.generator_creation_ns = NanosSince(start);
+}
+
+int64_t Generator::PositionsNeeded(int64_t prompt_length) const {
+  // The last chosen token is never fed, so a generation feeds at most prompt + max_new_tokens - 1 positions.
+  if (!stop_.max_new_tokens) return stop_.max_length;
+  return std::min(stop_.max_length, prompt_length + std::max<int64_t>(*stop_.max_new_tokens, 1));
 }
 
 int32_t Generator::Choose(std::span<const float> logits) {
@@ -116,6 +121,9 @@ void Generator::Prefill(std::span<const int32_t> prompt) {
     stop_reason_ = StopReason::kMaxNewTokens;
     return;
   }
+  const Clock::time_point created = Clock::now();
+  runner_ = MakeDecoderRunner(model_, PositionsNeeded(length));
+  timings_.generator_creation_ns += NanosSince(created);
   const std::vector<int64_t> ids(prompt.begin(), prompt.end());
   const Clock::time_point start = Clock::now();
   const std::span<const float> logits = runner_->Run(ids);
@@ -135,7 +143,7 @@ void Generator::Step() {
 }
 
 const GenerationTimings& Generator::timings() {
-  timings_.stages = runner_->stage_timings();
+  if (runner_) timings_.stages = runner_->stage_timings();
   return timings_;
 }
 

@@ -36,10 +36,14 @@ struct GenerateOptions {
 
 class Generator {
  public:
-  // Creates the KV cache and bindings (timed as generator creation). `model` must outlive the generator.
+  // Checks the options. `model` must outlive the generator.
   Generator(const Model& model, const GenerateOptions& options);
 
-  // Runs `prompt` and chooses the first token; once per generator (a second call is a broken invariant: abort).
+  // Creates the decoder runner, whose KV cache holds the positions this generation can feed: prompt + max_new_tokens
+  // when that is set, else the max length (a shared KV buffer sized to the whole context would make attention kernels
+  // that size scratch by the buffer do work for positions never used). Creation is timed as generator creation, not
+  // as prefill. Then runs `prompt` and chooses the first token; once per generator (a second call is a broken
+  // invariant: abort).
   // Throws UsageError for an empty prompt or one longer than the max length. A prompt exactly as long as the max
   // length, or max_new_tokens 0, runs nothing: done() with kMaxLength / kMaxNewTokens and no tokens.
   void Prefill(std::span<const int32_t> prompt);
@@ -52,11 +56,12 @@ class Generator {
   const std::vector<int32_t>& generated() const { return generated_; }
   const std::vector<int32_t>& prompt() const { return prompt_; }
   const StopConditions& stop_conditions() const { return stop_; }
-  // Timings so far (stage timings copied from the runner on each call).
+  // Timings so far (stage timings copied from the runner on each call, once there is one).
   const GenerationTimings& timings();
 
  private:
   int32_t Choose(std::span<const float> logits);
+  int64_t PositionsNeeded(int64_t prompt_length) const;
   void Accept(int32_t token);
 
   const Model& model_;

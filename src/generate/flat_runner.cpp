@@ -19,6 +19,7 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
   const int64_t chunk = static_cast<int64_t>(tokens.size());
   const bool prompt = kv_.past_length() == 0;
   step_.Prepare(tokens, kv_.past_length());
+  kv_.Reserve(chunk);
   // Binding a name again replaces it; the shared KV buffers never move, so they are bound once.
   const bool bind_kv = !kv_.shared() || !kv_bound_;
   for (const std::string& input : stage_.session_inputs) {

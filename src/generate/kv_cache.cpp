@@ -1,6 +1,9 @@
 #include "kv_cache.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include <new>
 #include <utility>
@@ -27,6 +30,20 @@ ZeroedBuffer::ZeroedBuffer(size_t bytes) : size_(bytes) {
   void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<std::byte*>(map);
+}
+
+bool ZeroedBuffer::Populate(size_t begin, size_t end) const {
+#ifdef MADV_POPULATE_WRITE
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  end = std::min(end, size_);
+  if (begin >= end) return true;
+  begin -= begin % page;  // mmap returned a page-aligned base
+  return ::madvise(data_ + begin, end - begin, MADV_POPULATE_WRITE) == 0;
+#else
+  (void)begin;
+  (void)end;
+  return false;
+#endif
 }
 
 ZeroedBuffer::~ZeroedBuffer() {
@@ -101,6 +118,22 @@ Ort::Value KvCache::Present(size_t index, int64_t chunk) {
   buffer.resize(static_cast<size_t>(kv_heads_ * total * head_size_) * element_size_);
   present_written_[index] = true;
   return View(buffer.data(), buffer.size(), total);
+}
+
+void KvCache::Reserve(int64_t chunk) {
+  if (!shared() || !populate_supported_ || past_length_ + chunk <= resident_length_) return;
+  const int64_t end = std::min(shared_length_, past_length_ + chunk + kResidentAhead);
+  // Each buffer is [kv_heads, shared_length, head_size]: a head's positions are contiguous.
+  const size_t row = static_cast<size_t>(head_size_) * element_size_;
+  const size_t head_bytes = static_cast<size_t>(shared_length_) * row;
+  for (const ZeroedBuffer& buffer : shared_) {
+    for (int64_t head = 0; head < kv_heads_ && populate_supported_; ++head) {
+      const size_t base = static_cast<size_t>(head) * head_bytes;
+      populate_supported_ =
+          buffer.Populate(base + static_cast<size_t>(resident_length_) * row, base + static_cast<size_t>(end) * row);
+    }
+  }
+  resident_length_ = end;
 }
 
 void KvCache::Commit(int64_t chunk) {

@@ -33,6 +33,10 @@ class ZeroedBuffer {
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }
 
+  // Makes bytes [begin, end) resident now, in one system call (widened to whole pages). Returns false when the kernel
+  // cannot (no MADV_POPULATE_WRITE); the pages then fault in when written, as before.
+  bool Populate(size_t begin, size_t end) const;
+
  private:
   std::byte* data_ = nullptr;
   size_t size_ = 0;
@@ -58,8 +62,19 @@ class KvCache {
   // past + chunk positions that Commit() turns into the next past.
   Ort::Value Present(size_t index, int64_t chunk);
 
+  // Before a step of `chunk` tokens, shared mode: when the step writes positions not yet resident, makes them and
+  // kResidentAhead more resident, one system call per tensor and head, instead of taking one page fault per page as
+  // the model writes them (a fault costs microseconds, more in a virtual machine, and a decode step would take one
+  // per tensor and head every few tokens). So a decode step makes system calls once per kResidentAhead tokens, and
+  // at most kResidentAhead unwritten positions are resident. A no-op in growing mode and where the kernel lacks
+  // MADV_POPULATE_WRITE (Linux < 5.14): there pages fault in as they are written.
+  void Reserve(int64_t chunk);
+
   // After a successful step of `chunk` tokens: growing mode swaps presents into pasts; both advance past_length.
   void Commit(int64_t chunk);
+
+  // Positions made resident ahead of the one being written (Reserve).
+  static constexpr int64_t kResidentAhead = 64;
 
   // Bytes held by the cache now (for shared buffers: their full size, of which only written pages are resident).
   size_t bytes() const;
@@ -74,6 +89,8 @@ class KvCache {
   size_t element_size_;
   int64_t shared_length_;
   int64_t past_length_ = 0;
+  int64_t resident_length_ = 0;  // shared mode: positions [0, resident_length_) are resident in every buffer
+  bool populate_supported_ = true;
   std::map<std::string, size_t> past_names_;
   std::map<std::string, size_t> present_names_;
   std::vector<ZeroedBuffer> shared_;             // shared mode only

@@ -81,6 +81,7 @@ std::span<const float> PipelineRunner::Run(std::span<const int64_t> tokens) {
   const int64_t chunk = static_cast<int64_t>(tokens.size());
   const bool prompt = kv_.past_length() == 0;
   step_.Prepare(tokens, kv_.past_length());
+  kv_.Reserve(chunk);
   last_ort_ns_ = 0;
   const std::vector<LoadedStage>& stages = model_.stages();
   for (size_t i = 0; i < stages.size(); ++i) {

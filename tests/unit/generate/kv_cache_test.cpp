@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -81,6 +84,77 @@ TEST(KvCacheTest, SharedBuffersAreZeroAndResidentOnlyWhereWritten) {
   for (const float* tensor : tensors) {
     for (size_t i = 2 * page / sizeof(float); i < 8 * kHeadFloats; i += 16411) ASSERT_EQ(tensor[i], 0.0f) << i;
   }
+}
+
+// Whether this kernel implements MADV_POPULATE_WRITE, asked on a scratch mapping.
+bool KernelPopulatesOnRequest() {
+#ifdef MADV_POPULATE_WRITE
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* map = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return false;
+  const bool populated = madvise(map, page, MADV_POPULATE_WRITE) == 0;
+  munmap(map, page);
+  return populated;
+#else
+  return false;
+#endif
+}
+
+TEST(KvCacheTest, ReserveMakesTheStepsPositionsAndTheMarginResidentInEveryHead) {
+  ort::EnsureApi();
+  DecoderConfig decoder;
+  decoder.num_hidden_layers = 2;
+  decoder.num_key_value_heads = 4;
+  decoder.head_size = 128;  // 512 B per fp32 position: 8 positions per 4 KiB page
+  constexpr int64_t kLength = 8192;
+  constexpr size_t kRow = 128 * sizeof(float);
+  constexpr size_t kHeadBytes = size_t{kLength} * kRow;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  KvCache cache(decoder, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, kLength);
+  const auto pages_of = [&](int64_t positions) { return (static_cast<size_t>(positions) * kRow + page - 1) / page; };
+  // Resident pages of each head of each tensor.
+  const auto resident = [&] {
+    std::vector<size_t> counts;
+    for (size_t i = 0; i < 4; ++i) {
+      const auto* data = reinterpret_cast<const std::byte*>(cache.Past(i).GetTensorData<float>());
+      for (size_t head = 0; head < 4; ++head) {
+        counts.push_back(CountResident(ResidentPages(data + head * kHeadBytes, kHeadBytes)));
+      }
+    }
+    return counts;
+  };
+
+  // With transparent huge pages on for every mapping, populating may take a whole huge page around the range.
+  std::ifstream thp_mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  const bool huge_pages_always = std::string(std::istreambuf_iterator<char>(thp_mode), {}).find("[always]") == 0;
+  const size_t slack = huge_pages_always ? (size_t{2} << 20) / page : 0;
+  const auto expect_resident = [&](int64_t positions) {
+    for (const size_t count : resident()) {
+      EXPECT_GE(count, pages_of(positions));
+      EXPECT_LE(count, pages_of(positions) + slack);
+    }
+  };
+
+  if (!KernelPopulatesOnRequest()) GTEST_SKIP() << "no MADV_POPULATE_WRITE here (Linux < 5.14): Reserve is a no-op";
+  cache.Reserve(96);  // a 96-token prompt
+  // Every head of every tensor holds the prompt's positions and the margin, and nothing further.
+  expect_resident(96 + KvCache::kResidentAhead);
+
+  // Steps within the margin add nothing; the first one past it extends the margin again.
+  cache.Commit(96);
+  for (int64_t step = 0; step < KvCache::kResidentAhead; ++step) {
+    cache.Reserve(1);
+    cache.Commit(1);
+  }
+  expect_resident(96 + KvCache::kResidentAhead);
+  cache.Reserve(1);
+  expect_resident(96 + 2 * KvCache::kResidentAhead + 1);
+
+  // Never beyond the buffer.
+  KvCache small(decoder, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, 16);
+  small.Reserve(10);
+  const auto* data = reinterpret_cast<const std::byte*>(small.Past(0).GetTensorData<float>());
+  EXPECT_EQ(CountResident(ResidentPages(data, 4 * 16 * kRow)), 4 * pages_of(16));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/huge_pages.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
 #include "session_factory.h"
@@ -47,6 +48,8 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   t = Clock::now();
   static const device::EpCatalog kBuiltIn = device::EpCatalog::BuiltIn();
   model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn);
+  // Every token streams the weights the sessions now hold: back them with huge pages (counted as session loading).
+  model->huge_page_bytes_ = CollapseResidentMemoryIntoHugePages();
   model->load_timings_.sessions_ns = NanosSince(t);
   if (model->config_.IsPipeline()) {
     model->CheckPipelineWiring();

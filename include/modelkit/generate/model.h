@@ -51,6 +51,9 @@ class Model {
   ONNXTensorElementDataType kv_type() const { return kv_type_; }
   int64_t fixed_kv_length() const { return fixed_kv_length_; }
   bool has_kv() const { return has_kv_; }
+  // Bytes of the process's memory moved onto huge pages after the sessions were created (the weights, mostly): 0
+  // where the kernel cannot.
+  size_t huge_page_bytes() const { return huge_page_bytes_; }
 
  private:
   Model() = default;
@@ -66,6 +69,7 @@ class Model {
   ONNXTensorElementDataType kv_type_ = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
   int64_t fixed_kv_length_ = 0;
   bool has_kv_ = false;
+  size_t huge_page_bytes_ = 0;
 };
 
 }  // namespace modelkit::generate

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/huge_pages.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
 #include "version.h"
@@ -21,6 +22,8 @@ int PrintError(const std::string& message, modelkit::ExitCode code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else runs: the restart replaces this process.
+  modelkit::RestartWithHugePageMalloc(argv);
   CLI::App app{"modelkit: run and benchmark ONNX models and genai bundles on ONNX Runtime", "modelkit"};
   app.set_version_flag("--version",
                        std::string("modelkit ") + modelkit::app::kVersion + " (" + modelkit::app::kGitCommit + ")");

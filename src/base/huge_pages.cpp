@@ -1,13 +1,18 @@
 #include "modelkit/base/huge_pages.h"
 
+#include <gnu/libc-version.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <cerrno>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace modelkit {
@@ -61,7 +66,68 @@ bool FullyResident(uintptr_t begin, size_t bytes, size_t page, std::vector<unsig
   return true;
 }
 
+constexpr std::string_view kMallocTunable = "glibc.malloc.hugetlb";
+
+// The value of glibc.malloc.hugetlb in a GLIBC_TUNABLES string ("name=value:name=value"), or "".
+std::string_view MallocTunableIn(std::string_view tunables) {
+  while (!tunables.empty()) {
+    const size_t colon = tunables.find(':');
+    const std::string_view entry = tunables.substr(0, colon);
+    if (entry.substr(0, kMallocTunable.size()) == kMallocTunable && entry.size() > kMallocTunable.size() &&
+        entry[kMallocTunable.size()] == '=') {
+      return entry.substr(kMallocTunable.size() + 1);
+    }
+    if (colon == std::string_view::npos) break;
+    tunables.remove_prefix(colon + 1);
+  }
+  return {};
+}
+
+bool GlibcAtLeast(std::string_view version, int major, int minor) {
+  int have_major = 0, have_minor = 0;
+  if (std::sscanf(std::string(version).c_str(), "%d.%d", &have_major, &have_minor) != 2) return false;
+  return have_major > major || (have_major == major && have_minor >= minor);
+}
+
 }  // namespace
+
+std::string TransparentHugePageMode() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(file, modes);
+  const size_t open = modes.find('['), close = modes.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "";
+  return modes.substr(open + 1, close - open - 1);
+}
+
+std::optional<std::string> TunablesForHugePageMalloc(const char* tunables, const char* opt_out,
+                                                     std::string_view thp_mode, std::string_view glibc_version) {
+  if (opt_out && std::string_view(opt_out) == "0") return std::nullopt;
+  if (thp_mode != "madvise" || !GlibcAtLeast(glibc_version, 2, 35)) return std::nullopt;
+  const std::string_view current = tunables ? tunables : "";
+  if (current.find(kMallocTunable) != std::string_view::npos) return std::nullopt;
+  return std::string(current) + (current.empty() ? "" : ":") + std::string(kMallocTunable) + "=1";
+}
+
+void RestartWithHugePageMalloc(char** argv) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  (void)argv;
+#else
+  const std::optional<std::string> tunables =
+      TunablesForHugePageMalloc(std::getenv("GLIBC_TUNABLES"), std::getenv("MODELKIT_HUGE_PAGES"),
+                                TransparentHugePageMode(), gnu_get_libc_version());
+  if (!tunables || ::setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+  // The exec failed (no /proc, the binary replaced): go on as we are; the tunable stays set for nothing but children.
+#endif
+}
+
+bool MallocUsesHugePages() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (!tunables || !GlibcAtLeast(gnu_get_libc_version(), 2, 35)) return false;
+  const std::string_view value = MallocTunableIn(tunables);
+  return value == "1" || value == "2";
+}
 
 size_t CollapseResidentMemoryIntoHugePages() {
   const size_t huge = HugePageBytes();

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "modelkit/base/host_info.h"
+#include "modelkit/base/huge_pages.h"
 #include "modelkit/report/stats.h"
 
 namespace modelkit::report {
@@ -16,13 +17,20 @@ ordered_json ToolJson(const ReportContext& context) {
   return {{"name", "modelkit"}, {"version", context.tool_version}, {"git_commit", context.git_commit}};
 }
 
+ordered_json HugePagesJson() {
+  const std::string mode = TransparentHugePageMode();
+  return {{"transparent", mode.empty() ? ordered_json(nullptr) : ordered_json(mode)},
+          {"malloc", MallocUsesHugePages()}};
+}
+
 ordered_json HostJson(const ReportContext& context) {
   const uint64_t memory_total = MemoryTotalMb();
   return {{"cpu_model", CpuModelName()},
           {"logical_cores", LogicalCores()},
           {"memory_total_mb", memory_total ? ordered_json(memory_total) : ordered_json(nullptr)},
           {"os", OsDescription()},
-          {"ort_version", context.ort_version}};
+          {"ort_version", context.ort_version},
+          {"huge_pages", HugePagesJson()}};
 }
 
 ordered_json RssMemoryJson(std::optional<double> baseline_mb, std::optional<double> after_load_mb,

@@ -1,10 +1,14 @@
 // `modelkit perf` on real models, as a user runs it: the JSON report's contract and the console report.
+#include <gnu/libc-version.h>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "modelkit/base/huge_pages.h"
 #include "support/cli.h"
 #include "support/lavapipe.h"
 #include "support/model_case.h"
@@ -36,6 +40,7 @@ void ExpectReportContract(const json& report, int iterations, int warmup) {
   EXPECT_GT(host.at("memory_total_mb").get<int64_t>(), 0);
   EXPECT_TRUE(host.at("os").is_string());
   EXPECT_EQ(host.at("ort_version"), "1.30.0");
+  EXPECT_TRUE(host.at("huge_pages").at("malloc").is_boolean());
   const json& info = report.at("benchmark_info");
   EXPECT_EQ(info.at("runtime"), "onnx");
   for (const char* key :
@@ -110,6 +115,30 @@ TEST(PerfCli, TextReportAndDefaults) {
   EXPECT_EQ(report.at("benchmark_info").at("warmup"), 10) << "default warm-up";
   // The classifier's dynamic H and W take the positional defaults 224.
   EXPECT_EQ(report.at("model_info").at("fed_input_shapes").at(0), json::array({1, 3, 224, 224}));
+}
+
+// modelkit restarts itself with glibc's malloc asking for huge pages where the kernel gives them only on request
+// ("madvise") and glibc has the tunable; MODELKIT_HUGE_PAGES=0 keeps it from doing so. The report says which.
+TEST(PerfCli, RestartsWithHugePageMallocUnlessOptedOut) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer builds use their own malloc and never restart";
+#endif
+  test::TempDir dir;
+  const auto malloc_huge_pages = [&](const std::map<std::string, std::string>& env) {
+    const fs::path output = dir.path() / "report.json";
+    const ProcessResult result = test::RunModelkit(
+        {"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "1", "--overwrite", "-o", output.string()},
+        env);
+    EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+    return ReadJson(output).at("host").at("huge_pages").at("malloc").get<bool>();
+  };
+  const bool expected =
+      TunablesForHugePageMalloc(nullptr, nullptr, TransparentHugePageMode(), gnu_get_libc_version()).has_value();
+  // The test's own environment has no GLIBC_TUNABLES: what the report sees, the restart set.
+  EXPECT_EQ(malloc_huge_pages({{"GLIBC_TUNABLES", ""}}), expected);
+  EXPECT_FALSE(malloc_huge_pages({{"GLIBC_TUNABLES", ""}, {"MODELKIT_HUGE_PAGES", "0"}}));
+  // A user's own tunables are kept, and a user's own choice of the malloc tunable is not overridden.
+  EXPECT_FALSE(malloc_huge_pages({{"GLIBC_TUNABLES", "glibc.malloc.hugetlb=0"}}));
 }
 
 TEST(PerfCli, InputDataFeedsTheArraysShape) {

@@ -68,17 +68,8 @@ MappingMemory MemoryOf(const void* address) {
   return memory;
 }
 
-// The bracketed mode in /sys/kernel/mm/transparent_hugepage/enabled: "always", "madvise", "never" or "".
-std::string HugePageMode() {
-  std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string modes;
-  std::getline(enabled, modes);
-  const size_t open = modes.find('['), close = modes.find(']');
-  return open == std::string::npos || close == std::string::npos ? "" : modes.substr(open + 1, close - open - 1);
-}
-
 bool KernelCollapses() {
-  if (HugePageMode().empty() || HugePageMode() == "never") return false;
+  if (TransparentHugePageMode().empty() || TransparentHugePageMode() == "never") return false;
   AlignedMapping probe(1);
   std::memset(probe.data(), 1, probe.bytes());
   return madvise(probe.data(), probe.bytes(), 25 /* MADV_COLLAPSE */) == 0;
@@ -89,7 +80,7 @@ TEST(HugePagesTest, FullyResidentRangesBecomeHugePagesWithTheirContents) {
   // Three huge ranges; the first two written in full (as loaded weights are), the third only in its first page.
   // In "madvise" mode (the usual one) the writes fault in 4 KiB pages; in "always" mode they may get huge pages
   // at once, and so may the third range.
-  const bool always = HugePageMode() == "always";
+  const bool always = TransparentHugePageMode() == "always";
   AlignedMapping mapping(3);
   for (size_t i = 0; i < 2 * kHuge; ++i) mapping.data()[i] = static_cast<std::byte>(i * 7 + 3);
   mapping.data()[2 * kHuge] = std::byte{42};
@@ -111,6 +102,27 @@ TEST(HugePagesTest, FullyResidentRangesBecomeHugePagesWithTheirContents) {
     ASSERT_EQ(mapping.data()[i], static_cast<std::byte>(i * 7 + 3)) << i;
   }
   EXPECT_EQ(mapping.data()[2 * kHuge], std::byte{42});
+}
+
+TEST(HugePagesTest, RestartAddsTheMallocTunableOnlyWhereItChangesSomething) {
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "madvise", "2.36"), "glibc.malloc.hugetlb=1");
+  // The user's other tunables are kept.
+  EXPECT_EQ(TunablesForHugePageMalloc("glibc.malloc.arena_max=2", nullptr, "madvise", "2.41"),
+            "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+  EXPECT_EQ(TunablesForHugePageMalloc("", nullptr, "madvise", "2.35"), "glibc.malloc.hugetlb=1");
+  // Already set (by the user, or by the restart itself: no loop).
+  EXPECT_EQ(TunablesForHugePageMalloc("glibc.malloc.hugetlb=0", nullptr, "madvise", "2.36"), std::nullopt);
+  EXPECT_EQ(TunablesForHugePageMalloc("a=1:glibc.malloc.hugetlb=1", nullptr, "madvise", "2.36"), std::nullopt);
+  // Opted out; any other value of MODELKIT_HUGE_PAGES does not opt out.
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, "0", "madvise", "2.36"), std::nullopt);
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, "1", "madvise", "2.36"), "glibc.malloc.hugetlb=1");
+  // Huge pages off, or already everywhere; no such kernel feature; a glibc without the tunable.
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "never", "2.36"), std::nullopt);
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "always", "2.36"), std::nullopt);
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "", "2.36"), std::nullopt);
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "madvise", "2.34"), std::nullopt);
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "madvise", "3.0"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(TunablesForHugePageMalloc(nullptr, nullptr, "madvise", "unknown"), std::nullopt);
 }
 
 }  // namespace

@@ -7,14 +7,12 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "generate/kv_cache.h"
+#include "modelkit/base/huge_pages.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::generate {
@@ -125,9 +123,7 @@ TEST(KvCacheTest, ReserveMakesTheStepsPositionsAndTheMarginResidentInEveryHead) 
   };
 
   // With transparent huge pages on for every mapping, populating may take a whole huge page around the range.
-  std::ifstream thp_mode("/sys/kernel/mm/transparent_hugepage/enabled");
-  const bool huge_pages_always = std::string(std::istreambuf_iterator<char>(thp_mode), {}).find("[always]") == 0;
-  const size_t slack = huge_pages_always ? (size_t{2} << 20) / page : 0;
+  const size_t slack = TransparentHugePageMode() == "always" ? (size_t{2} << 20) / page : 0;
   const auto expect_resident = [&](int64_t positions) {
     for (const size_t count : resident()) {
       EXPECT_GE(count, pages_of(positions));

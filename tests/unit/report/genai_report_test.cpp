@@ -135,7 +135,8 @@ TEST(GenaiReportJson, TopLevelKeysToolAndHost) {
   EXPECT_EQ(report["schema_version"], 2);
   EXPECT_EQ(report["tool"], (ordered_json{{"name", "modelkit"}, {"version", "0.3.0"}, {"git_commit", "abc1234"}}));
   EXPECT_EQ(Keys(report["host"]),
-            (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os", "ort_version"}));
+            (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os", "ort_version",
+                                      "huge_pages"}));
   EXPECT_EQ(report["host"]["ort_version"], "1.23.0");
   EXPECT_GE(report["host"]["logical_cores"].get<int>(), 1);
 }

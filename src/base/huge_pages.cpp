@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include <cerrno>
 #include <cstdint>
@@ -116,8 +117,17 @@ void RestartWithHugePageMalloc(char** argv) {
   const std::optional<std::string> tunables =
       TunablesForHugePageMalloc(std::getenv("GLIBC_TUNABLES"), std::getenv("MODELKIT_HUGE_PAGES"),
                                 TransparentHugePageMode(), gnu_get_libc_version());
-  if (!tunables || ::setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
-  ::execv("/proc/self/exe", argv);
+  // Under valgrind the program is valgrind's guest: an exec would leave valgrind (or, of /proc/self/exe, run
+  // valgrind's own tool binary without its launcher).
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (!tunables || (preload && std::strstr(preload, "vgpreload"))) return;
+  // The path the kernel started, not argv[0] (which need not name a file).
+  std::string self(4096, '\0');
+  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (length <= 0 || static_cast<size_t>(length) >= self.size() - 1) return;
+  self.resize(static_cast<size_t>(length));
+  if (::setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  ::execv(self.c_str(), argv);
   // The exec failed (no /proc, the binary replaced): go on as we are; the tunable stays set for nothing but children.
 #endif
 }

@@ -28,7 +28,8 @@ std::optional<std::string> TunablesForHugePageMalloc(const char* tunables, const
 
 // Re-executes this program (/proc/self/exe, the same arguments, the environment plus the GLIBC_TUNABLES above) when
 // TunablesForHugePageMalloc says so; otherwise, or when the exec fails, returns and the program goes on as it was.
-// Call it first thing in main, before any thread starts. Sanitizer builds, whose malloc is not glibc's, never restart.
+// Call it first thing in main, before any thread starts. Sanitizer builds, whose malloc is not glibc's, and programs
+// running under valgrind never restart.
 void RestartWithHugePageMalloc(char** argv);
 
 // Whether this process's malloc asks for huge pages (it started with glibc.malloc.hugetlb set to 1 or 2).

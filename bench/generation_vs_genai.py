@@ -10,6 +10,9 @@ median with its min-max spread. Also checks that both produce the same token ids
 
 Usage (from the project root, after the build): bench/generation_vs_genai.py [--runs 5] [--new-tokens 64]
   [--bundles int4,fp32,pipeline] [--prompts 8,128,512] [--work /tmp/modelkit-vs-genai] [--modelkit PATH]
+  [--genai-env NAME=VALUE ...]
+--genai-env runs onnxruntime-genai with extra environment variables, e.g. GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to give
+it the huge-page malloc modelkit gives itself (see docs/performance.md).
 """
 import argparse
 import json
@@ -43,10 +46,10 @@ def find_binary(explicit, name):
     sys.exit(f"error: no {name} under build/*/bin; build first (cmake --workflow --preset release)")
 
 
-def run_measured(argv):
-    """Runs argv; returns (stdout, peak RSS in MiB of that process alone)."""
+def run_measured(argv, env=None):
+    """Runs argv (with `env` added to the environment); returns (stdout, peak RSS in MiB of that process alone)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT)
+        child = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT, env={**os.environ, **(env or {})})
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -60,9 +63,9 @@ def prompt_ids(length, vocab):
     return [(1000 + 7919 * i) % vocab for i in range(length)]
 
 
-def run_genai(bundle, ids, new_tokens, threads):
+def run_genai(bundle, ids, new_tokens, threads, env):
     out, rss = run_measured([GENAI, "genai_greedy", bundle, "-t", ",".join(map(str, ids)), "-n", str(new_tokens),
-                             "--ignore-eos", "--threads", str(threads)])
+                             "--ignore-eos", "--threads", str(threads)], env)
     timing = re.search(r"prefill=([\d.]+).*decode_avg=([\d.]+)", out)
     generated = re.search(r"generated_ids \(\d+\): ([\d ,]+)", out).group(1)
     return {"prefill_ms": float(timing.group(1)), "decode_tps": 1000.0 / float(timing.group(2)), "rss_mb": rss,
@@ -98,7 +101,9 @@ def main():
     parser.add_argument("--prompts", default="8,128,512")
     parser.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "modelkit-vs-genai"))
     parser.add_argument("--modelkit")
+    parser.add_argument("--genai-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
+    genai_env = dict(item.split("=", 1) for item in args.genai_env)
     modelkit = find_binary(args.modelkit, "modelkit")
     bandwidth_tool = find_binary(None, "modelkit_read_bandwidth")
     prompts = [int(p) for p in args.prompts.split(",")]
@@ -106,7 +111,8 @@ def main():
 
     bandwidth = float(subprocess.run([bandwidth_tool, "2"], capture_output=True, text=True, check=True).stdout)
     print(f"read bandwidth (2 threads): {bandwidth:.2f} GB/s; {args.runs} interleaved runs; "
-          f"{args.new_tokens} new tokens; load average {os.getloadavg()[0]:.2f}")
+          f"{args.new_tokens} new tokens; load average {os.getloadavg()[0]:.2f}"
+          + (f"; genai environment {genai_env}" if genai_env else ""))
     for name in args.bundles.split(","):
         bundle = Path(args.work) / f"qwen3-0.6b-{name}"
         if not (bundle / "genai_config.json").exists():
@@ -119,8 +125,8 @@ def main():
             for prompt in prompts:
                 ids = prompt_ids(prompt, vocab)
                 for runtime, measure in (
-                        ("genai-t1", lambda: run_genai(bundle, ids, args.new_tokens, 1)),
-                        ("genai-t2", lambda: run_genai(bundle, ids, args.new_tokens, 2)),
+                        ("genai-t1", lambda: run_genai(bundle, ids, args.new_tokens, 1, genai_env)),
+                        ("genai-t2", lambda: run_genai(bundle, ids, args.new_tokens, 2, genai_env)),
                         ("modelkit", lambda: run_modelkit(modelkit, bundle, ids, args.new_tokens))):
                     results.setdefault((runtime, prompt), []).append(measure())
         mismatches = sum(1 for prompt in prompts for a, b in zip(results[("modelkit", prompt)],

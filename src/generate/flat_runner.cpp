@@ -6,13 +6,14 @@
 
 namespace modelkit::generate {
 
-FlatRunner::FlatRunner(const Model& model, int64_t kv_shared_length)
+FlatRunner::FlatRunner(const Model& model, int64_t kv_shared_length, int64_t max_positions)
     : stage_(model.stages().front()),
       kv_(model.config().decoder, model.kv_type(), kv_shared_length),
-      step_(model.config().decoder.names, model.config().vocab_size),
+      step_(model.config().decoder.names, model.config().vocab_size, max_positions),
       binding_(*stage_.session) {
   step_.Observe(*stage_.session, stage_.config.filename);
   timings_.push_back(StageTimings{stage_.config.name, {}, {}});
+  timings_.back().token_run_ns.reserve(static_cast<size_t>(max_positions));  // no growth while decoding
 }
 
 std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
@@ -20,24 +21,25 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
   const bool prompt = kv_.past_length() == 0;
   step_.Prepare(tokens, kv_.past_length());
   kv_.Reserve(chunk);
-  // Binding a name again replaces it; the shared KV buffers never move, so they are bound once.
+  // Binding a name again replaces it; only what changed since the last step is bound again (binding allocates).
   const bool bind_kv = !kv_.shared() || !kv_bound_;
   for (const std::string& input : stage_.session_inputs) {
     if (const auto index = kv_.PastIndex(input)) {
       if (bind_kv) binding_.BindInput(input.c_str(), kv_.Past(*index));
     } else {
-      step_.BindInput(binding_, input);
+      step_.BindInput(binding_, input, bound_);
     }
   }
   for (const std::string& output : stage_.session_outputs) {
     if (step_.IsLogits(output)) {
-      step_.BindLogits(binding_);
+      step_.BindLogits(binding_, bound_);
     } else if (const auto index = kv_.PresentIndex(output)) {
       if (bind_kv) binding_.BindOutput(output.c_str(), kv_.Present(*index, chunk));
-    } else {
+    } else if (!other_bound_) {
       binding_.BindOutput(output.c_str(), Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault));
     }
   }
+  other_bound_ = true;
   const Clock::time_point start = Clock::now();
   try {
     stage_.session->Run(run_options_, binding_);
@@ -60,8 +62,8 @@ std::unique_ptr<DecoderRunner> MakeDecoderRunner(const Model& model, int64_t max
   } else if (model.config().search.past_present_share_buffer) {
     shared = max_length;
   }
-  if (model.config().IsPipeline()) return std::make_unique<PipelineRunner>(model, shared);
-  return std::make_unique<FlatRunner>(model, shared);
+  if (model.config().IsPipeline()) return std::make_unique<PipelineRunner>(model, shared, max_length);
+  return std::make_unique<FlatRunner>(model, shared, max_length);
 }
 
 }  // namespace modelkit::generate

@@ -9,7 +9,8 @@ namespace modelkit::generate {
 
 class FlatRunner : public DecoderRunner {
  public:
-  FlatRunner(const Model& model, int64_t kv_shared_length);
+  // See MakeDecoderRunner: `max_positions` is the most positions it feeds.
+  FlatRunner(const Model& model, int64_t kv_shared_length, int64_t max_positions);
 
   std::span<const float> Run(std::span<const int64_t> tokens) override;
   int64_t past_length() const override { return kv_.past_length(); }
@@ -21,8 +22,10 @@ class FlatRunner : public DecoderRunner {
   KvCache kv_;
   StepTensors step_;
   Ort::IoBinding binding_;
+  StepTensors::Bound bound_;
   Ort::RunOptions run_options_;
-  bool kv_bound_ = false;
+  bool kv_bound_ = false;     // the shared KV buffers (which never move) are bound
+  bool other_bound_ = false;  // outputs ORT allocates (neither logits nor KV) are bound to its allocator
   int64_t last_ort_ns_ = 0;
   std::vector<StageTimings> timings_;
 };

@@ -122,7 +122,14 @@ void Generator::Prefill(std::span<const int32_t> prompt) {
     return;
   }
   const Clock::time_point created = Clock::now();
-  runner_ = MakeDecoderRunner(model_, PositionsNeeded(length));
+  const int64_t positions = PositionsNeeded(length);
+  runner_ = MakeDecoderRunner(model_, positions);
+  // Room for every step, so that decoding never grows a vector.
+  const size_t steps = static_cast<size_t>(positions - length + 1);
+  generated_.reserve(steps);
+  sequence_.reserve(static_cast<size_t>(positions + 1));
+  timings_.decode_step_ns.reserve(steps);
+  timings_.decode_ort_ns.reserve(steps);
   timings_.generator_creation_ns += NanosSince(created);
   const std::vector<int64_t> ids(prompt.begin(), prompt.end());
   const Clock::time_point start = Clock::now();

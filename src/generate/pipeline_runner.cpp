@@ -13,16 +13,18 @@ std::string ForwardedName(const StageConfig& stage, const std::string& output) {
 
 }  // namespace
 
-PipelineRunner::PipelineRunner(const Model& model, int64_t kv_shared_length)
+PipelineRunner::PipelineRunner(const Model& model, int64_t kv_shared_length, int64_t max_positions)
     : model_(model),
       kv_(model.config().decoder, model.kv_type(), kv_shared_length),
-      step_(model.config().decoder.names, model.config().vocab_size),
+      step_(model.config().decoder.names, model.config().vocab_size, max_positions),
       memory_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
   for (const LoadedStage& stage : model.stages()) {
     step_.Observe(*stage.session, "pipeline stage '" + stage.config.name + "'");
     bindings_.emplace_back(*stage.session);
+    bound_.emplace_back();
     kv_bound_.push_back(false);
     timings_.push_back(StageTimings{stage.config.name, {}, {}});
+    timings_.back().token_run_ns.reserve(static_cast<size_t>(max_positions));
   }
 }
 
@@ -35,7 +37,7 @@ void PipelineRunner::RunStage(size_t index, bool prompt, int64_t chunk) {
   const bool bind_kv = !kv_.shared() || !kv_bound_[index];
   for (const std::string& input : config.inputs) {
     if (step_.IsManagedInput(input)) {
-      step_.BindInput(binding, input);
+      step_.BindInput(binding, input, bound_[index]);
     } else if (const auto kv = kv_.PastIndex(input)) {
       if (bind_kv) binding.BindInput(input.c_str(), kv_.Past(*kv));
     } else {
@@ -51,7 +53,7 @@ void PipelineRunner::RunStage(size_t index, bool prompt, int64_t chunk) {
   for (size_t o = 0; o < config.outputs.size(); ++o) {
     const std::string& output = config.outputs[o];
     if (step_.IsLogits(output)) {
-      step_.BindLogits(binding);
+      step_.BindLogits(binding, bound_[index]);
     } else if (const auto kv = kv_.PresentIndex(output)) {
       if (bind_kv) binding.BindOutput(output.c_str(), kv_.Present(*kv, chunk));
     } else {

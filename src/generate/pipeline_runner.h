@@ -14,7 +14,8 @@ namespace modelkit::generate {
 
 class PipelineRunner : public DecoderRunner {
  public:
-  PipelineRunner(const Model& model, int64_t kv_shared_length);
+  // See MakeDecoderRunner: `max_positions` is the most positions it feeds.
+  PipelineRunner(const Model& model, int64_t kv_shared_length, int64_t max_positions);
 
   std::span<const float> Run(std::span<const int64_t> tokens) override;
   int64_t past_length() const override { return kv_.past_length(); }
@@ -28,6 +29,7 @@ class PipelineRunner : public DecoderRunner {
   KvCache kv_;
   StepTensors step_;
   std::vector<Ort::IoBinding> bindings_;
+  std::vector<StepTensors::Bound> bound_;    // per stage
   std::vector<bool> kv_bound_;               // per stage: shared KV buffers already bound
   std::map<std::string, Ort::Value> named_;  // non-managed outputs by (forwarded) name
   Ort::RunOptions run_options_;

@@ -28,9 +28,9 @@ class DecoderRunner {
   virtual const std::vector<StageTimings>& stage_timings() const = 0;
 };
 
-// The runner for `model` with room for `max_length` positions. The KV cache is a shared buffer of `max_length`
-// positions when search.past_present_share_buffer is set, of the graph's fixed KV length when it has one (a fixed
-// length is what the graph was exported for, whatever `max_length`), else growing.
+// The runner for `model`, feeding at most `max_length` positions in all. The KV cache is a shared buffer of
+// `max_length` positions when search.past_present_share_buffer is set, of the graph's fixed KV length when it has one
+// (a fixed length is what the graph was exported for, whatever `max_length`), else growing.
 std::unique_ptr<DecoderRunner> MakeDecoderRunner(const Model& model, int64_t max_length);
 
 }  // namespace modelkit::generate

@@ -1,0 +1,193 @@
+// Heap allocations in the decode loop, counted: a decode step of modelkit's generator allocates no more than ONNX
+// Runtime's own Run does when every tensor is bound in advance. The floor is measured with a bare loop that binds the
+// shared KV, ids and logits once and keeps one attention-mask view per length, so every allocation it sees is ORT's;
+// anything modelkit's loop adds (a tensor, a vector growing, a binding, a string) shows as a difference. Each loop
+// has its own session of the same bundle: ORT caches a memory plan per input shape, and a Run with a shape the
+// session has seen allocates less, so both must meet every shape for the first time.
+//
+// Counting replaces the C allocator in this program (malloc and its family forward to glibc's __libc_ entry points),
+// which the sanitizers also replace: under them the test is not built in (see tests/CMakeLists.txt).
+#include <gtest/gtest.h>
+#include <onnxruntime_cxx_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "modelkit/generate/generator.h"
+#include "modelkit/generate/model.h"
+#include "support/generate_fixtures.h"
+#include "support/temp_dir.h"
+
+extern "C" {
+void* __libc_malloc(size_t size);
+void* __libc_calloc(size_t count, size_t size);
+void* __libc_realloc(void* pointer, size_t size);
+void* __libc_memalign(size_t alignment, size_t size);
+void __libc_free(void* pointer);
+}
+
+namespace {
+
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+
+void Count() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+extern "C" {
+void* malloc(size_t size) {
+  Count();
+  return __libc_malloc(size);
+}
+void* calloc(size_t count, size_t size) {
+  Count();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* pointer, size_t size) {
+  Count();
+  return __libc_realloc(pointer, size);
+}
+void* memalign(size_t alignment, size_t size) {
+  Count();
+  return __libc_memalign(alignment, size);
+}
+void* aligned_alloc(size_t alignment, size_t size) {
+  Count();
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, size_t alignment, size_t size) {
+  Count();
+  void* pointer = __libc_memalign(alignment, size);
+  if (pointer == nullptr) return ENOMEM;
+  *out = pointer;
+  return 0;
+}
+void free(void* pointer) { __libc_free(pointer); }
+}
+
+namespace modelkit::test {
+namespace {
+
+constexpr int kPromptLength = 8;
+constexpr int kWarmupSteps = 8;
+constexpr int kMeasuredSteps = 32;
+
+// Allocations made while `body` runs, on any thread.
+template <typename Body>
+long CountAllocations(Body&& body) {
+  g_allocations = 0;
+  g_counting = true;
+  body();
+  g_counting = false;
+  return g_allocations.load();
+}
+
+// The floor: decode steps on `model`'s decoder session with everything bound in advance.
+class BareDecodeLoop {
+ public:
+  BareDecodeLoop(const generate::Model& model, int64_t max_length)
+      : session_(*model.stages().front().session), binding_(session_) {
+    const generate::DecoderConfig& decoder = model.config().decoder;
+    const generate::TensorNames& names = decoder.names;
+    const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    const int64_t kv_shape[] = {1, decoder.num_key_value_heads, max_length, decoder.head_size};
+    const size_t kv_elements = static_cast<size_t>(decoder.num_key_value_heads * max_length * decoder.head_size);
+    mask_.assign(static_cast<size_t>(max_length), 1);
+    for (int64_t length = 1; length <= max_length; ++length) {
+      const int64_t shape[] = {1, length};
+      mask_views_.push_back(Ort::Value::CreateTensor<int64_t>(memory, mask_.data(), mask_.size(), shape, 2));
+    }
+    const int64_t one_by_one[] = {1, 1};
+    binding_.BindInput(names.input_ids.c_str(), Ort::Value::CreateTensor<int64_t>(memory, &id_, 1, one_by_one, 2));
+    logits_.resize(static_cast<size_t>(model.config().vocab_size));
+    const int64_t logits_shape[] = {1, 1, model.config().vocab_size};
+    binding_.BindOutput(names.logits.c_str(),
+                        Ort::Value::CreateTensor<float>(memory, logits_.data(), logits_.size(), logits_shape, 3));
+    for (int64_t layer = 0; layer < decoder.num_hidden_layers; ++layer) {
+      for (const auto& [past, present] : {std::pair{names.past_key_names, names.present_key_names},
+                                          std::pair{names.past_value_names, names.present_value_names}}) {
+        std::vector<float>& buffer = kv_.emplace_back(kv_elements, 0.0f);
+        Ort::Value view = Ort::Value::CreateTensor<float>(memory, buffer.data(), buffer.size(), kv_shape, 4);
+        binding_.BindInput(Named(past, layer).c_str(), view);
+        binding_.BindOutput(Named(present, layer).c_str(), view);
+      }
+    }
+    mask_name_ = names.attention_mask;
+  }
+
+  // Feeds token `id` at position `past_length`.
+  void Step(int64_t id, int64_t past_length) {
+    id_ = id;
+    binding_.BindInput(mask_name_.c_str(), mask_views_[static_cast<size_t>(past_length)]);
+    session_.Run(run_options_, binding_);  // a null RunOptions would make ORT create one per call
+  }
+
+ private:
+  static std::string Named(const std::string& pattern, int64_t layer) {
+    std::string name = pattern;
+    name.replace(name.find("%d"), 2, std::to_string(layer));
+    return name;
+  }
+
+  Ort::Session& session_;
+  Ort::IoBinding binding_;
+  Ort::RunOptions run_options_;
+  int64_t id_ = 0;
+  std::vector<int64_t> mask_;
+  std::vector<Ort::Value> mask_views_;  // [i]: the mask of length i + 1
+  std::vector<float> logits_;
+  std::vector<std::vector<float>> kv_;
+  std::string mask_name_;
+};
+
+TEST(GenerateAllocationTest, DecodeStepAllocatesNoMoreThanOrtRunItself) {
+  TempDir tmp;
+  const auto options = TinyGenerateOptions(tmp.path() / "flat", builder::Layout::kFlat);
+  builder::BuildBundle(options);
+  generate::LoadOptions load;
+  load.load_tokenizer = false;
+  const auto model = generate::Model::Load(options.output_dir, load);
+  // The tiny bundle has no position_ids or sequence-length inputs and fp32 KV: what the bare loop binds.
+  const std::vector<std::string>& inputs = model->stages().front().session_inputs;
+  ASSERT_EQ(std::count(inputs.begin(), inputs.end(), model->config().decoder.names.position_ids), 0);
+  ASSERT_EQ(model->kv_type(), ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+  ASSERT_TRUE(model->config().search.past_present_share_buffer);
+
+  generate::GenerateOptions generate_options;
+  generate_options.do_sample = false;
+  generate_options.ignore_eos = true;
+  generate_options.max_new_tokens = 2 + kWarmupSteps + kMeasuredSteps;  // not done after the last
+  generate::Generator generator(*model, generate_options);
+  const std::vector<int32_t> prompt = {1, 17, 42, 99, 5, 200, 31, 7};
+  ASSERT_EQ(prompt.size(), static_cast<size_t>(kPromptLength));
+  generator.Prefill(prompt);
+  for (int i = 0; i < kWarmupSteps; ++i) generator.Step();
+  const long modelkit = CountAllocations([&] {
+    for (int i = 0; i < kMeasuredSteps; ++i) generator.Step();
+  });
+  ASSERT_FALSE(generator.done());  // every measured call was a decode step
+
+  const auto floor_model = generate::Model::Load(options.output_dir, load);
+  BareDecodeLoop floor(*floor_model, kPromptLength + *generate_options.max_new_tokens);
+  int64_t position = kPromptLength;
+  for (int i = 0; i < kWarmupSteps; ++i) floor.Step(i, position++);
+  const long ort = CountAllocations([&] {
+    for (int i = 0; i < kMeasuredSteps; ++i) floor.Step(i, position++);
+  });
+
+  RecordProperty("modelkit_allocations_per_step", std::to_string(static_cast<double>(modelkit) / kMeasuredSteps));
+  RecordProperty("ort_allocations_per_step", std::to_string(static_cast<double>(ort) / kMeasuredSteps));
+  std::printf("allocations over %d decode steps: modelkit %ld, ORT Run alone %ld\n", kMeasuredSteps, modelkit, ort);
+  EXPECT_LE(modelkit, ort);
+}
+
+}  // namespace
+}  // namespace modelkit::test

@@ -153,24 +153,16 @@ void Model::CheckFlatInputs() const {
 }
 
 void Model::CheckPipelineWiring() const {
-  const std::set<std::string> past = KvNames(config_.decoder, true);
-  const std::set<std::string> present = KvNames(config_.decoder, false);
-  std::set<std::string> produced;
-  bool has_logits = false;
+  const std::string config_path = config_.bundle_dir.string() + "/genai_config.json";
+  int lm_heads = 0;
   for (const LoadedStage& stage : stages_) {
     const StageConfig& c = stage.config;
-    const std::string where =
-        config_.bundle_dir.string() + "/genai_config.json: pipeline stage '" + c.name + "' (" + c.filename + ")";
+    const std::string where = config_path + ": pipeline stage '" + c.name + "' (" + c.filename + ")";
     for (const std::string& input : c.inputs) {
       if (!Contains(stage.session_inputs, input)) {
         throw Error(
             ExitCode::kInvalidModel,
             where + " lists input '" + input + "' that the model does not have; it has " + List(stage.session_inputs));
-      }
-      if (!IsManagedInput(config_.decoder.names, input) && !past.count(input) && !produced.count(input)) {
-        throw Error(ExitCode::kInvalidModel, where + " needs input '" + input +
-                                                 "' that no earlier stage outputs (check outputs and "
-                                                 "output_names_forwarder of the stages before it)");
       }
     }
     for (const std::string& input : stage.session_inputs) {
@@ -185,16 +177,46 @@ void Model::CheckPipelineWiring() const {
                                                  "' that the model does not have; it has " +
                                                  List(stage.session_outputs));
       }
-      if (output == config_.decoder.names.logits) has_logits = true;
-      if (present.count(output) || output == config_.decoder.names.logits) continue;
-      const auto forwarded = c.output_names_forwarder.find(output);
-      produced.insert(forwarded == c.output_names_forwarder.end() ? output : forwarded->second);
+    }
+    if (c.is_lm_head && ++lm_heads > 1) {
+      throw Error(ExitCode::kInvalidModel,
+                  where + ": is_lm_head is true for more than one stage; exactly one stage is the lm_head");
     }
   }
-  if (!has_logits) {
-    throw Error(ExitCode::kInvalidModel, config_.bundle_dir.string() +
-                                             "/genai_config.json: no pipeline stage outputs '" +
-                                             config_.decoder.names.logits + "'");
+  // Each phase runs its own stages in order: every input a stage needs comes from a stage before it in the same
+  // phase (or is managed: ids, mask, positions, lengths, past KV), and exactly one stage of the phase makes logits.
+  const std::set<std::string> past = KvNames(config_.decoder, true);
+  const std::set<std::string> present = KvNames(config_.decoder, false);
+  const std::string& logits = config_.decoder.names.logits;
+  for (const bool prompt : {true, false}) {
+    const std::string phase = prompt ? "the prompt (run_on_prompt)" : "token generation (run_on_token_gen)";
+    std::set<std::string> produced;
+    std::vector<std::string> logits_stages;
+    for (const LoadedStage& stage : stages_) {
+      const StageConfig& c = stage.config;
+      if (!(prompt ? c.run_on_prompt : c.run_on_token_gen)) continue;
+      for (const std::string& input : c.inputs) {
+        if (IsManagedInput(config_.decoder.names, input) || past.count(input) || produced.count(input)) continue;
+        throw Error(ExitCode::kInvalidModel, config_path + ": pipeline stage '" + c.name + "' needs input '" + input +
+                                                 "' that no earlier stage running on " + phase +
+                                                 " outputs (check outputs, output_names_forwarder, run_on_prompt "
+                                                 "and run_on_token_gen of the stages before it)");
+      }
+      for (const std::string& output : c.outputs) {
+        if (output == logits) logits_stages.push_back("'" + c.name + "'");
+        if (present.count(output) || output == logits) continue;
+        const auto forwarded = c.output_names_forwarder.find(output);
+        produced.insert(forwarded == c.output_names_forwarder.end() ? output : forwarded->second);
+      }
+    }
+    if (logits_stages.size() != 1) {
+      throw Error(ExitCode::kInvalidModel,
+                  config_path + ": " +
+                      (logits_stages.empty()
+                           ? "no pipeline stage running on " + phase + " outputs '" + logits + "'"
+                           : "stages " + Join(logits_stages, ", ") + " all output '" + logits + "' on " + phase) +
+                      "; exactly one must (check run_on_prompt and run_on_token_gen of the lm_head stage)");
+    }
   }
 }
 

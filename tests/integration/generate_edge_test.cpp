@@ -1,8 +1,10 @@
 // Defined behaviour at the edges (prompt filling the context, limits beyond it, empty prompt, eos at once) and
 // bad bundles (each an Error with exit code 3 naming what is wrong).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <optional>
 
 #include "modelkit/base/error.h"
@@ -42,16 +44,33 @@ class GenerateEdgeTest : public ::testing::Test {
     std::filesystem::copy(bundle, copy, std::filesystem::copy_options::recursive);
     return copy;
   }
-  static ExitCode LoadError(const std::filesystem::path& bundle, bool tokenizer = false) {
+  static ExitCode LoadError(const std::filesystem::path& bundle, bool tokenizer = false,
+                            std::string* message = nullptr) {
     generate::LoadOptions options;
     options.load_tokenizer = tokenizer;
     try {
       generate::Model::Load(bundle, options);
     } catch (const Error& error) {
       std::printf("  error: %s\n", error.what());
+      if (message) *message = error.what();
       return error.code();
     }
     return ExitCode::kOk;
+  }
+  // The load error's message for `bundle`, which must fail as an invalid model.
+  static std::string InvalidModelMessage(const std::filesystem::path& bundle) {
+    std::string message;
+    EXPECT_EQ(LoadError(bundle, false, &message), ExitCode::kInvalidModel);
+    return message;
+  }
+  // Edits the stage named `name` of `bundle`'s pipeline.
+  static void EditStage(const std::filesystem::path& bundle, const std::string& name,
+                        const std::function<void(nlohmann::ordered_json&)>& edit) {
+    EditGenaiConfig(bundle, [&](auto& config) {
+      for (auto& stage : config["model"]["decoder"]["pipeline"]) {
+        if (stage.contains(name)) edit(stage[name]);
+      }
+    });
   }
 
   static TempDir* dir_;
@@ -234,6 +253,37 @@ TEST_F(GenerateEdgeTest, StageInputsNotMatchingAreInvalidModel) {
     config["model"]["decoder"]["pipeline"][0]["iter"]["inputs"].push_back("no_such_input");
   });
   EXPECT_EQ(LoadError(bundle), ExitCode::kInvalidModel);
+}
+
+TEST_F(GenerateEdgeTest, PipelineWithoutLogitsOnThePromptIsInvalidModel) {
+  TempDir tmp;
+  const auto bundle = Copy(pipeline_, tmp);
+  EditStage(bundle, "lm_head", [](auto& stage) { stage["run_on_prompt"] = false; });
+  EXPECT_THAT(InvalidModelMessage(bundle),
+              ::testing::HasSubstr("no pipeline stage running on the prompt (run_on_prompt) outputs 'logits'"));
+}
+
+TEST_F(GenerateEdgeTest, PipelineWithoutLogitsOnTokensIsInvalidModel) {
+  TempDir tmp;
+  const auto bundle = Copy(pipeline_, tmp);
+  EditStage(bundle, "lm_head", [](auto& stage) { stage["run_on_token_gen"] = false; });
+  EXPECT_THAT(InvalidModelMessage(bundle),
+              ::testing::HasSubstr("no pipeline stage running on token generation (run_on_token_gen) outputs"));
+}
+
+TEST_F(GenerateEdgeTest, PipelineStageWhoseInputIsNotMadeInItsPhaseIsInvalidModel) {
+  TempDir tmp;
+  const auto bundle = Copy(pipeline_, tmp);
+  // The iter stage no longer runs on tokens: nothing makes the lm_head's hidden states there.
+  EditStage(bundle, "iter", [](auto& stage) { stage["run_on_token_gen"] = false; });
+  EXPECT_THAT(InvalidModelMessage(bundle), ::testing::HasSubstr("pipeline stage 'lm_head' needs input"));
+}
+
+TEST_F(GenerateEdgeTest, TwoLmHeadStagesAreInvalidModel) {
+  TempDir tmp;
+  const auto bundle = Copy(pipeline_, tmp);
+  EditStage(bundle, "iter", [](auto& stage) { stage["is_lm_head"] = true; });
+  EXPECT_THAT(InvalidModelMessage(bundle), ::testing::HasSubstr("is_lm_head is true for more than one stage"));
 }
 
 TEST_F(GenerateEdgeTest, SlidingWindowIsRejected) {

@@ -5,6 +5,7 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/isolated_call.h"
 
 namespace modelkit::tokenizer {
 
@@ -35,6 +36,10 @@ std::string OneLine(std::string text) {
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
+
+// Bounds on rendering one chat template (see Render); documented in docs/tokenizers.md.
+const IsolationLimits kRenderLimits{
+    .time = std::chrono::seconds(5), .extra_memory = size_t{1} << 30, .output_bytes = size_t{16} << 20};
 
 }  // namespace
 
@@ -96,18 +101,31 @@ std::string ChatTemplate::Render(const nlohmann::ordered_json& messages, bool ad
   if (!messages.is_array()) throw UsageError("chat messages must be a JSON array of {\"role\", \"content\"} objects");
   // Templates read messages[0]; Jinja2 makes that undefined for an empty list, minja fails with a range error.
   if (messages.empty()) throw UsageError("chat messages are empty: give at least one {\"role\", \"content\"} message");
-  try {
-    const auto context = minja::Context::make(
-        minja::Value(nlohmann::ordered_json{{"messages", messages}, {"add_generation_prompt", add_generation_prompt}}));
-    context->set("bos_token", impl_->bos_token);
-    context->set("eos_token", impl_->eos_token);
-    if (extra_context.is_object()) {
-      for (const auto& [key, value] : extra_context.items()) context->set(key, minja::Value(value));
+  // A template is a program: its author chooses how deep it recurses, how long it loops and how much it builds. It
+  // runs in a child process within kRenderLimits, so a hostile or broken one ends in an error, never in a crash, a
+  // hang or an exhausted machine. Real templates render in milliseconds with output in kilobytes.
+  const IsolatedResult result = RunIsolated(
+      [&] {
+        const auto context = minja::Context::make(minja::Value(
+            nlohmann::ordered_json{{"messages", messages}, {"add_generation_prompt", add_generation_prompt}}));
+        context->set("bos_token", impl_->bos_token);
+        context->set("eos_token", impl_->eos_token);
+        if (extra_context.is_object()) {
+          for (const auto& [key, value] : extra_context.items()) context->set(key, minja::Value(value));
+        }
+        return impl_->root->render(context);
+      },
+      kRenderLimits);
+  if (result.outcome != IsolatedOutcome::kReturned) {
+    std::string reason = OneLine(DescribeIsolatedFailure(result, kRenderLimits));
+    // minja reports an allocation failure as "std::bad_alloc at row R, column C: ..."; say what it means.
+    if (reason.rfind("std::bad_alloc", 0) == 0) {
+      reason.replace(0, std::string("std::bad_alloc").size(),
+                     "ran out of memory (more than " + std::to_string(kRenderLimits.extra_memory >> 20) + " MiB)");
     }
-    return impl_->root->render(context);
-  } catch (const std::exception& e) {
-    throw Error(ExitCode::kInvalidModel, "chat template in " + impl_->where + " failed: " + OneLine(e.what()));
+    throw Error(ExitCode::kInvalidModel, "chat template in " + impl_->where + " failed: " + reason);
   }
+  return result.value;
 }
 
 }  // namespace modelkit::tokenizer

@@ -23,7 +23,9 @@ class ChatTemplate {
 
   // Renders `messages` (an array of {"role", "content", ...}) with add_generation_prompt, bos_token, eos_token and
   // `extra_context`'s members as variables; no tools, no polyfills. A template error or raise_exception() throws
-  // Error(kInvalidModel) with the template's message; an empty or non-array `messages` throws UsageError.
+  // Error(kInvalidModel) with the template's message; an empty or non-array `messages` throws UsageError. Renders in
+  // a child process bounded in time, memory and output (docs/tokenizer.md): a template that overflows the stack,
+  // loops for ever or builds too much throws Error(kInvalidModel) saying which bound it hit.
   std::string Render(const nlohmann::ordered_json& messages, bool add_generation_prompt,
                      const nlohmann::ordered_json& extra_context = nlohmann::ordered_json::object()) const;
 

@@ -131,5 +131,58 @@ TEST(ChatTemplateErrors, MissingTemplateIsUsageError) {
   }
 }
 
+// Hostile templates end in one error line (exit 3) naming the template, never in a crash, a hang or an exhausted
+// machine; each names the bound it hit.
+struct HostileTemplate {
+  const char* name;
+  const char* source;
+  const char* expected;  // in the message; "a|b": either
+};
+
+void PrintTo(const HostileTemplate& hostile, std::ostream* out) { *out << hostile.name; }
+
+bool HasEither(const std::string& message, const std::string& alternatives) {
+  size_t start = 0;
+  for (;;) {
+    const size_t bar = alternatives.find('|', start);
+    if (message.find(alternatives.substr(start, bar - start)) != std::string::npos) return true;
+    if (bar == std::string::npos) return false;
+    start = bar + 1;
+  }
+}
+
+class ChatTemplateHostileTest : public ::testing::TestWithParam<HostileTemplate> {};
+
+TEST_P(ChatTemplateHostileTest, FailsWithOneErrorLine) {
+  const ChatTemplate chat(GetParam().source, "", "", "hostile.jinja");
+  try {
+    chat.Render(kConversation, true);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+    EXPECT_NE(message.find("chat template in hostile.jinja failed: "), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+#if !defined(__SANITIZE_ADDRESS__)  // ASan handles stack overflow and huge allocations itself: only "failed" is sure
+    EXPECT_TRUE(HasEither(message, GetParam().expected)) << message;
+#endif
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bounds, ChatTemplateHostileTest,
+    ::testing::Values(
+        HostileTemplate{"RecursiveMacro", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "signal 11"},
+        HostileTemplate{"RecursiveLoop", "{% for m in messages recursive %}{{ loop(messages) }}{% endfor %}",
+                        "signal 11"},
+        HostileTemplate{"HugeRange", "{% for i in range(1000000000) %}{% endfor %}", "ran out of memory"},
+        // Built a character at a time: whichever bound comes first.
+        HostileTemplate{"HugeString", "{{ 'a' * 1000000000000 }}", "ran out of memory|took longer than 5 s"},
+        HostileTemplate{"LargeOutput", "{{ 'a' * 20000000 }}", "produced more than 16 MiB"},
+        HostileTemplate{"EndlessLoops",
+                        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+                        "took longer than 5 s"}),
+    [](const ::testing::TestParamInfo<HostileTemplate>& test) { return std::string(test.param.name); });
+
 }  // namespace
 }  // namespace modelkit::test

@@ -8,6 +8,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Stage names become parts of file names (compiled stages are written as <bundle>/_compiled/<stage>_<ep>_ctx.onnx),
+// so one that could name another directory is refused before anything uses it.
+void CheckStageName(const std::string& name) {
+  constexpr size_t kMaxLength = 128;
+  const bool path_like = name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+                         name.find('\\') != std::string::npos || name.find('\0') != std::string::npos;
+  if (path_like || name.size() > kMaxLength) {
+    throw Error(ExitCode::kInvalidModel, "genai_config.json: model.decoder.pipeline: stage name '" + name +
+                                             "' must be a plain name of at most " + std::to_string(kMaxLength) +
+                                             " characters (no '/', '\\', "
+                                             "'.' or '..'): it becomes part of file names");
+  }
+}
+
 template <typename JsonRef, typename Visit>
 void VisitStages(JsonRef config, const Visit& visit) {
   if (!config.is_object() || !config.contains("model") || !config["model"].is_object()) return;
@@ -18,7 +32,9 @@ void VisitStages(JsonRef config, const Visit& visit) {
   auto& pipeline = decoder["pipeline"];
   auto visit_object = [&](auto& holder) {
     for (auto it = holder.begin(); it != holder.end(); ++it) {
-      if (it.value().is_object()) visit(it.key(), it.value());
+      if (!it.value().is_object()) continue;
+      CheckStageName(it.key());
+      visit(it.key(), it.value());
     }
   };
   if (pipeline.is_object()) {

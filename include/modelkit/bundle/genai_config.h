@@ -24,7 +24,8 @@ Json ReadGenaiConfig(const std::filesystem::path& bundle_dir);
 
 // Calls `visit(stage_name, stage)` for every object-valued pipeline stage of model.decoder.pipeline, in order.
 // Accepts the array form ([{"ctx": {...}}, {"iter": {...}}] or one object holding several stages) and the object
-// form ({"ctx": {...}}). Non-object entries are skipped.
+// form ({"ctx": {...}}). Non-object entries are skipped. Throws Error(kInvalidModel) for a stage name that is not a
+// plain name (empty, ".", "..", a "/" or "\\" in it, over 128 characters): stage names become parts of file names.
 void ForEachPipelineStage(Json& config, const std::function<void(const std::string&, Json&)>& visit);
 void ForEachPipelineStage(const Json& config, const std::function<void(const std::string&, const Json&)>& visit);
 

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "modelkit/base/error.h"
 #include "support/temp_dir.h"
 
@@ -56,6 +59,33 @@ TEST(ReadGenaiConfig, ChecksTheBundleDirectoryFirst) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
     EXPECT_EQ(std::string(e.what()), "bundle directory not found: '" + (dir.path() / "nope").string() + "'");
   }
+}
+
+// Stage names become parts of file names: one that could name another directory is refused, in both pipeline forms.
+TEST(ForEachPipelineStage, RefusesStageNamesThatArePaths) {
+  for (const std::string& name :
+       std::vector<std::string>{"../../../evil", "/abs/dir/evil", "..", ".", "", "a\\b", std::string(129, 'x')}) {
+    for (const bool array_form : {true, false}) {
+      Json stage = {{"filename", "s.onnx"}};
+      Json config = {{"model", {{"decoder", {{"pipeline", Json::object()}}}}}};
+      if (array_form) {
+        config["model"]["decoder"]["pipeline"] = Json::array({Json{{name, stage}}});
+      } else {
+        config["model"]["decoder"]["pipeline"][name] = stage;
+      }
+      try {
+        ForEachPipelineStage(std::as_const(config), [](const std::string&, const Json&) { FAIL() << "visited"; });
+        ADD_FAILURE() << "accepted stage name '" << name << "'";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+        EXPECT_NE(std::string(e.what()).find("stage name '" + name + "'"), std::string::npos) << e.what();
+      }
+    }
+  }
+  Json config = {{"model", {{"decoder", {{"pipeline", Json::array({Json{{"lm_head.v2-final", Json::object()}}})}}}}}};
+  std::vector<std::string> visited;
+  ForEachPipelineStage(std::as_const(config), [&](const std::string& name, const Json&) { visited.push_back(name); });
+  EXPECT_EQ(visited, std::vector<std::string>{"lm_head.v2-final"});
 }
 
 }  // namespace

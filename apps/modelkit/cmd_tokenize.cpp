@@ -29,7 +29,7 @@ struct TokenizeOptions {
 };
 
 std::string InputText(const TokenizeOptions& options) {
-  if (!options.file.empty()) return ReadTextFile(options.file, "input text file");
+  if (!options.file.empty()) return ReadTextFile(options.file, "input text file", kMaxPromptFileBytes);
   if (!options.text.empty()) return options.text;
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
@@ -39,7 +39,7 @@ int RunChat(const TokenizeOptions& options, const std::string& directory) {
   const tokenizer::ChatTemplate chat = tokenizer::ChatTemplate::Load(directory);
   nlohmann::ordered_json messages;
   try {
-    messages = nlohmann::ordered_json::parse(ReadTextFile(options.chat, "chat messages file"));
+    messages = nlohmann::ordered_json::parse(ReadTextFile(options.chat, "chat messages file", kMaxPromptFileBytes));
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError("--chat file '" + options.chat + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
   }

@@ -3,9 +3,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <functional>
 
 namespace modelkit::app {
+
+// The largest prompt or text file a command reads (--prompt-file, tokenize --file/--chat): some hundred times any
+// model's context, and a bound for inputs that never end (/dev/zero).
+inline constexpr size_t kMaxPromptFileBytes = size_t{64} << 20;
 
 // What main() runs after parsing: returns the process exit code.
 using CommandRunner = std::function<int()>;

@@ -3,13 +3,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "modelkit/base/error.h"
 
 namespace modelkit {
 
-std::string ReadTextFile(const std::filesystem::path& path, const std::string& what) {
+std::string ReadTextFile(const std::filesystem::path& path, const std::string& what, size_t max_bytes) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw UsageError(what + " '" + path.string() + "' does not exist");
   if (std::filesystem::is_directory(path, ec)) {
@@ -17,10 +16,17 @@ std::string ReadTextFile(const std::filesystem::path& path, const std::string& w
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read " + what + " '" + path.string() + "': " + std::strerror(errno));
-  std::ostringstream content;
-  content << in.rdbuf();
+  std::string content;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    content.append(buffer, static_cast<size_t>(in.gcount()));
+    if (content.size() > max_bytes) {
+      throw UsageError(what + " '" + path.string() + "' is larger than " + std::to_string(max_bytes >> 20) +
+                       " MiB, the most modelkit reads for it");
+    }
+  }
   if (in.bad()) throw UsageError("cannot read " + what + " '" + path.string() + "'");
-  return content.str();
+  return content;
 }
 
 }  // namespace modelkit

@@ -98,6 +98,11 @@ TEST(TokenizeCli, UsageErrorsExitTwo) {
   const auto bad_text = dir.Write("bad.txt", std::string("ok\xFF"));
   ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--file", bad_text.string()}), 2, "UTF-8");
   ExpectOneErrorLine(Tokenize({"--tokenizer", dir.path().string(), "--text", "x"}), 2, "tokenizer.json");
+  // Inputs that never end are read up to the limit, not until memory runs out.
+  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--file", "/dev/zero"}), 2,
+                     "input text file '/dev/zero' is larger than 64 MiB");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", QwenDir(), "--chat", "/dev/zero"}), 2,
+                     "chat messages file '/dev/zero' is larger than 64 MiB");
 }
 
 TEST(TokenizeCli, BadTokenizerFileExitsThree) {
@@ -145,6 +150,11 @@ TEST(TokenizeCli, ChatTemplateErrorsExitThree) {
   dir.Write("broken/tokenizer_config.json", R"({"chat_template": "{% for m in messages %}{{ m.content }"})");
   ExpectOneErrorLine(Tokenize({"--tokenizer", (dir.path() / "broken").string(), "--chat", chat.string()}), 3,
                      "does not parse");
+  // A template that recurses without end overflows the stack of the child that renders it, not the command.
+  dir.Write("recursive/tokenizer_config.json",
+            R"({"chat_template": "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}"})");
+  ExpectOneErrorLine(Tokenize({"--tokenizer", (dir.path() / "recursive").string(), "--chat", chat.string()}), 3,
+                     "chat template in");
 }
 
 }  // namespace

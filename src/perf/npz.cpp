@@ -2,6 +2,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/float16.h"
+#include "modelkit/base/host_info.h"
 #include "modelkit/base/strings.h"
 
 namespace modelkit::perf {
@@ -28,27 +30,40 @@ const std::map<std::string, ElementType>& Descriptors() {
   return table;
 }
 
-// Parses one .npy blob (format versions 1-3).
-HostTensor ParseNpy(const std::string& name, const std::vector<std::byte>& blob, const std::string& where) {
-  auto fail = [&](const std::string& what) -> HostTensor {
+// A .npy array's header: what it holds and where its data starts.
+struct NpyHeader {
+  HostTensor tensor;  // name, type and shape; no data
+  size_t data_offset = 0;
+  size_t data_bytes = 0;
+};
+
+// The bytes of a .npy prefix that hold the header: the preamble says (10 or 12 bytes, then up to 4 GiB for version
+// 2-3; real headers are under 1 KiB).
+constexpr size_t kMaxNpyHeaderBytes = 1 << 20;
+
+// Parses a .npy header (format versions 1-3) from `prefix`, the first bytes of the array (all of it, or at least
+// the preamble and header). The data size is computed with overflow checks.
+NpyHeader ParseNpyHeader(const std::string& name, const std::vector<std::byte>& prefix, const std::string& where) {
+  auto fail = [&](const std::string& what) -> NpyHeader {
     throw UsageError(where + ": array '" + name + "': " + what);
   };
-  if (blob.size() < 10 || std::memcmp(blob.data(), "\x93NUMPY", 6) != 0) return fail("not a .npy array");
-  const auto major = static_cast<uint8_t>(blob[6]);
+  if (prefix.size() < 10 || std::memcmp(prefix.data(), "\x93NUMPY", 6) != 0) return fail("not a .npy array");
+  const auto major = static_cast<uint8_t>(prefix[6]);
   size_t header_len = 0;
   size_t offset = 0;
   if (major == 1) {
-    header_len = static_cast<size_t>(blob[8]) | (static_cast<size_t>(blob[9]) << 8);
+    header_len = static_cast<size_t>(prefix[8]) | (static_cast<size_t>(prefix[9]) << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
-    if (blob.size() < 12) return fail("truncated header");
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(blob[8 + static_cast<size_t>(i)]) << (8 * i);
+    if (prefix.size() < 12) return fail("truncated header");
+    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(prefix[8 + static_cast<size_t>(i)]) << (8 * i);
     offset = 12;
   } else {
     return fail("unsupported .npy version " + std::to_string(major));
   }
-  if (offset + header_len > blob.size()) return fail("truncated header");
-  const std::string header(reinterpret_cast<const char*>(blob.data()) + offset, header_len);
+  if (header_len > kMaxNpyHeaderBytes) return fail("header of " + std::to_string(header_len) + " bytes is too large");
+  if (offset + header_len > prefix.size()) return fail("truncated header");
+  const std::string header(reinterpret_cast<const char*>(prefix.data()) + offset, header_len);
   std::smatch match;
   static const std::regex descr_re(R"('descr':\s*'([^']*)')");
   static const std::regex order_re(R"('fortran_order':\s*(True|False))");
@@ -60,26 +75,31 @@ HostTensor ParseNpy(const std::string& name, const std::vector<std::byte>& blob,
   if (!std::regex_search(header, match, order_re)) return fail("header has no 'fortran_order'");
   if (match[1] == "True") return fail("Fortran-ordered arrays are not supported; save with numpy.ascontiguousarray");
   if (!std::regex_search(header, match, shape_re)) return fail("header has no 'shape'");
-  HostTensor tensor;
-  tensor.name = name;
-  tensor.type = type->second;
+  NpyHeader parsed;
+  parsed.tensor.name = name;
+  parsed.tensor.type = type->second;
+  size_t bytes = ElementSize(parsed.tensor.type);
   for (const std::string& piece : Split(std::string(match[1]), ',')) {
     const std::string dim = Trim(piece);
     if (dim.empty()) continue;
+    int64_t value = 0;
     try {
-      tensor.shape.push_back(std::stoll(dim));
+      size_t used = 0;
+      value = std::stoll(dim, &used);
+      if (used != dim.size()) throw std::invalid_argument(dim);
     } catch (const std::exception&) {
       return fail("bad shape '" + std::string(match[1]) + "'");
     }
+    if (value < 0) return fail("bad shape '" + std::string(match[1]) + "' (negative dimension)");
+    if (value > 0 && bytes > std::numeric_limits<size_t>::max() / static_cast<size_t>(value)) {
+      return fail("shape (" + std::string(match[1]) + ") is too large to hold in memory");
+    }
+    bytes *= static_cast<size_t>(value);
+    parsed.tensor.shape.push_back(value);
   }
-  const size_t bytes = tensor.ElementCount() * ElementSize(tensor.type);
-  const size_t data_offset = offset + header_len;
-  if (blob.size() - data_offset != bytes) {
-    return fail("holds " + std::to_string(blob.size() - data_offset) + " data bytes, its shape needs " +
-                std::to_string(bytes));
-  }
-  tensor.data.assign(blob.begin() + static_cast<std::ptrdiff_t>(data_offset), blob.end());
-  return tensor;
+  parsed.data_offset = offset + header_len;
+  parsed.data_bytes = bytes;
+  return parsed;
 }
 
 double ReadElement(const HostTensor& tensor, size_t i) {
@@ -188,7 +208,11 @@ HostTensor CastTensor(const HostTensor& tensor, ElementType to) {
   return cast;
 }
 
-std::vector<HostTensor> ReadNpz(const fs::path& path) {
+namespace {
+
+using ZipArchive = std::unique_ptr<zip_t, decltype(&zip_discard)>;
+
+ZipArchive OpenNpz(const fs::path& path) {
   const std::string where = path.string();
   if (path.extension() == ".npy") {
     throw UsageError("--input-data '" + where +
@@ -199,42 +223,124 @@ std::vector<HostTensor> ReadNpz(const fs::path& path) {
   if (fs::is_directory(path, ec)) throw UsageError("--input-data '" + where + "' is a directory, not an .npz file");
   if (!fs::is_regular_file(path, ec)) throw UsageError("--input-data file '" + where + "' does not exist");
   int error = 0;
-  std::unique_ptr<zip_t, decltype(&zip_discard)> archive(zip_open(path.c_str(), ZIP_RDONLY, &error), &zip_discard);
+  ZipArchive archive(zip_open(path.c_str(), ZIP_RDONLY, &error), &zip_discard);
   if (!archive) throw UsageError("--input-data '" + where + "' is not a valid .npz (zip) archive");
-  std::vector<HostTensor> tensors;
-  const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
-  for (zip_int64_t i = 0; i < entries; ++i) {
+  return archive;
+}
+
+// The archive's entries: index, array name (the member name without ".npy") and uncompressed size, read from the
+// zip directory without inflating anything.
+struct NpzEntry {
+  zip_uint64_t index = 0;
+  std::string name;
+  size_t size = 0;
+};
+
+std::vector<NpzEntry> ListEntries(zip_t* archive, const std::string& where) {
+  std::vector<NpzEntry> entries;
+  const zip_int64_t count = zip_get_num_entries(archive, 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t stat;
-    if (zip_stat_index(archive.get(), static_cast<zip_uint64_t>(i), 0, &stat) != 0) {
+    if (zip_stat_index(archive, static_cast<zip_uint64_t>(i), 0, &stat) != 0 || (stat.valid & ZIP_STAT_SIZE) == 0 ||
+        (stat.valid & ZIP_STAT_NAME) == 0) {
       throw UsageError("--input-data '" + where + "' is corrupt (entry " + std::to_string(i) + ")");
     }
     std::string name = stat.name;
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name.resize(name.size() - 4);
-    std::vector<std::byte> blob(stat.size);
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(
-        zip_fopen_index(archive.get(), static_cast<zip_uint64_t>(i), 0), &zip_fclose);
-    if (!file || zip_fread(file.get(), blob.data(), stat.size) != static_cast<zip_int64_t>(stat.size)) {
-      throw UsageError("--input-data '" + where + "' is corrupt: cannot read array '" + name + "'");
-    }
-    tensors.push_back(ParseNpy(name, blob, "--input-data '" + where + "'"));
+    entries.push_back({static_cast<zip_uint64_t>(i), name, static_cast<size_t>(stat.size)});
+  }
+  return entries;
+}
+
+// Reads exactly `bytes` from `file` into `out` (appended); false when the member ends sooner or is corrupt.
+bool ReadExactly(zip_file_t* file, size_t bytes, std::vector<std::byte>& out) {
+  const size_t start = out.size();
+  out.resize(start + bytes);
+  size_t done = 0;
+  while (done < bytes) {
+    const zip_int64_t got = zip_fread(file, out.data() + start + done, bytes - done);
+    if (got <= 0) return false;
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+// Inflates one array, checking its header before its data: the data is inflated only when the header's shape and
+// dtype account for exactly the member's size and that size fits in `budget` bytes (what is left of this machine's
+// memory), so a zip bomb or a lying header costs a header's read, not the machine's memory.
+HostTensor ReadArray(zip_t* archive, const NpzEntry& entry, size_t& budget, const std::string& where) {
+  const std::string context = "--input-data '" + where + "'";
+  std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, entry.index, 0), &zip_fclose);
+  const auto corrupt = [&]() -> HostTensor {
+    throw UsageError(context + " is corrupt: cannot read array '" + entry.name + "'");
+  };
+  if (!file) return corrupt();
+  std::vector<std::byte> blob;
+  // The preamble (at most 12 bytes), then the header it announces.
+  if (!ReadExactly(file.get(), std::min<size_t>(entry.size, 12), blob)) return corrupt();
+  size_t header_end = blob.size();
+  if (blob.size() >= 10 && std::memcmp(blob.data(), "\x93NUMPY", 6) == 0) {
+    const bool long_header = static_cast<uint8_t>(blob[6]) >= 2 && blob.size() >= 12;
+    size_t header_len = static_cast<size_t>(blob[8]) | (static_cast<size_t>(blob[9]) << 8);
+    if (long_header) header_len |= (static_cast<size_t>(blob[10]) << 16) | (static_cast<size_t>(blob[11]) << 24);
+    header_end = std::min(entry.size, (long_header ? 12 : 10) + std::min(header_len, kMaxNpyHeaderBytes));
+  }
+  if (header_end > blob.size() && !ReadExactly(file.get(), header_end - blob.size(), blob)) return corrupt();
+  NpyHeader header = ParseNpyHeader(entry.name, blob, context);
+  if (entry.size < header.data_offset || entry.size - header.data_offset != header.data_bytes) {
+    throw UsageError(context + ": array '" + entry.name + "': holds " +
+                     std::to_string(entry.size >= header.data_offset ? entry.size - header.data_offset : 0) +
+                     " data bytes, its shape needs " + std::to_string(header.data_bytes));
+  }
+  if (header.data_bytes > budget) {
+    throw UsageError(context + ": array '" + entry.name + "' needs " + std::to_string(header.data_bytes >> 20) +
+                     " MiB, more than this machine's memory can hold (" + std::to_string(budget >> 20) +
+                     " MiB left for arrays)");
+  }
+  budget -= header.data_bytes;
+  blob.erase(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(header.data_offset));
+  if (!ReadExactly(file.get(), header.data_bytes - blob.size(), blob)) return corrupt();
+  header.tensor.data = std::move(blob);
+  return std::move(header.tensor);
+}
+
+// Bytes of array data an .npz may hold by default: this machine's memory (unknown: no limit).
+size_t ArrayBudget() {
+  const uint64_t total_mb = MemoryTotalMb();
+  return total_mb == 0 ? std::numeric_limits<size_t>::max() : static_cast<size_t>(total_mb) << 20;
+}
+
+}  // namespace
+
+std::vector<HostTensor> ReadNpz(const fs::path& path, size_t max_bytes) {
+  const ZipArchive archive = OpenNpz(path);
+  size_t budget = max_bytes > 0 ? max_bytes : ArrayBudget();
+  std::vector<HostTensor> tensors;
+  for (const NpzEntry& entry : ListEntries(archive.get(), path.string())) {
+    tensors.push_back(ReadArray(archive.get(), entry, budget, path.string()));
   }
   return tensors;
 }
 
 std::vector<HostTensor> LoadNpzInputs(const fs::path& path, const std::vector<TensorSpec>& inputs,
                                       std::vector<std::string>& warnings) {
-  std::vector<HostTensor> arrays = ReadNpz(path);
+  // Names first, from the zip directory: an archive that does not match is refused before anything is inflated.
+  std::vector<NpzEntry> entries;
+  {
+    const ZipArchive archive = OpenNpz(path);
+    entries = ListEntries(archive.get(), path.string());
+  }
   std::vector<std::string> missing;
   std::vector<std::string> unexpected;
   for (const TensorSpec& input : inputs) {
     bool found = false;
-    for (const HostTensor& array : arrays) found |= array.name == input.name;
+    for (const NpzEntry& entry : entries) found |= entry.name == input.name;
     if (!found) missing.push_back(input.name);
   }
-  for (const HostTensor& array : arrays) {
+  for (const NpzEntry& entry : entries) {
     bool known = false;
-    for (const TensorSpec& input : inputs) known |= array.name == input.name;
-    if (!known) unexpected.push_back(array.name);
+    for (const TensorSpec& input : inputs) known |= entry.name == input.name;
+    if (!known) unexpected.push_back(entry.name);
   }
   if (!missing.empty() || !unexpected.empty()) {
     std::string message = "--input-data '" + path.string() + "' does not match the model's inputs";
@@ -242,6 +348,7 @@ std::vector<HostTensor> LoadNpzInputs(const fs::path& path, const std::vector<Te
     if (!unexpected.empty()) message += "; unexpected: " + Join(unexpected, ", ");
     throw UsageError(message + " (keys must equal input names exactly)");
   }
+  std::vector<HostTensor> arrays = ReadNpz(path);
   std::vector<HostTensor> ordered;
   for (const TensorSpec& input : inputs) {
     for (HostTensor& array : arrays) {

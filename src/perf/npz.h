@@ -2,6 +2,7 @@
 // keyed by the input's exact name.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,8 +14,10 @@ namespace modelkit::perf {
 
 // Reads every array of an .npz file (C order; little-endian numeric, bool). Throws UsageError naming the file
 // (and array) when it is missing, not a zip archive, or holds an unsupported or malformed array. A `.npy` path
-// is rejected with advice.
-std::vector<HostTensor> ReadNpz(const std::filesystem::path& path);
+// is rejected with advice. Each array's header is checked before its data is inflated: its shape and dtype must
+// account for exactly the member's size (computed with overflow checks), and all arrays together must fit in
+// `max_bytes` (by default this machine's memory), so a zip bomb is refused after reading a header.
+std::vector<HostTensor> ReadNpz(const std::filesystem::path& path, size_t max_bytes = 0);
 
 // The arrays for `inputs`, in input order. Keys must equal the input names exactly (missing and unexpected keys
 // are listed in the error); an array whose dtype differs is cast to the input's type (a warning is added); a

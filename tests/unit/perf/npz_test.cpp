@@ -66,6 +66,18 @@ buf = io.BytesIO()
 np.save(buf, np.arange(4, dtype=np.float32))
 with zipfile.ZipFile(p('short.npz'), 'w') as z:
     z.writestr('x.npy', buf.getvalue()[:-3])
+def raw_npy(header, data=b''):
+    header = repr(header).encode() + b' '
+    header += b' ' * (-(len(header) + 11) % 64) + b'\n'
+    return b'\x93NUMPY\x01\x00' + len(header).to_bytes(2, 'little') + header + data
+with zipfile.ZipFile(p('overflow.npz'), 'w') as z:
+    z.writestr('x.npy', raw_npy({'descr': '<f4', 'fortran_order': False, 'shape': (2**62, 2**62)}))
+with zipfile.ZipFile(p('liar.npz'), 'w') as z:
+    z.writestr('x.npy', raw_npy({'descr': '<f4', 'fortran_order': False, 'shape': (2**30,)}, b'\0' * 16))
+with zipfile.ZipFile(p('negative.npz'), 'w') as z:
+    z.writestr('x.npy', raw_npy({'descr': '<f4', 'fortran_order': False, 'shape': (-4,)}))
+with zipfile.ZipFile(p('zeros.npz'), 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('x.npy', raw_npy({'descr': '<f4', 'fortran_order': False, 'shape': (2**21,)}, b'\0' * 2**23))
 data = open(p('plain.npz'), 'rb').read()
 open(p('truncated.npz'), 'wb').write(data[:len(data) // 2])
 open(p('garbage.npz'), 'wb').write(b'this is not a zip archive at all')
@@ -192,6 +204,19 @@ TEST_F(NpzTest, MalformedMembersRejected) {
               AllOf(HasSubstr("notnpy.npz"), HasSubstr("'x'"), HasSubstr("not a .npy")));
   EXPECT_THAT(UsageMessage([] { ReadNpz(File("short.npz")); }),
               AllOf(HasSubstr("short.npz"), HasSubstr("'x'"), HasSubstr("13 data bytes"), HasSubstr("16")));
+}
+
+// Sizes are checked from the header, with overflow checks, before any data is inflated.
+TEST_F(NpzTest, ImpossibleSizesRejectedBeforeInflating) {
+  EXPECT_THAT(UsageMessage([] { ReadNpz(File("overflow.npz")); }),
+              AllOf(HasSubstr("'x'"), HasSubstr("too large to hold in memory")));
+  EXPECT_THAT(UsageMessage([] { ReadNpz(File("liar.npz")); }),
+              AllOf(HasSubstr("'x'"), HasSubstr("holds 16 data bytes, its shape needs 4294967296")));
+  EXPECT_THAT(UsageMessage([] { ReadNpz(File("negative.npz")); }), HasSubstr("negative dimension"));
+  // A compressed member whose real size is more than the memory allowed (here 4 MiB allowed for an 8 MiB array).
+  EXPECT_THAT(UsageMessage([] { ReadNpz(File("zeros.npz"), size_t{4} << 20); }),
+              AllOf(HasSubstr("'x' needs 8 MiB"), HasSubstr("more than this machine's memory")));
+  EXPECT_EQ(ReadNpz(File("zeros.npz"), size_t{8} << 20).front().data.size(), size_t{8} << 20);
 }
 
 TEST_F(NpzTest, CorruptArchivesRejected) {

@@ -19,10 +19,7 @@ fs::path ReportOutputPath(const PerfCommandOptions& options, const std::string& 
                           const std::string& timestamp) {
   const fs::path output =
       options.output.empty() ? report::DefaultReportPath(report_name, timestamp) : fs::path(options.output);
-  std::error_code ec;
-  if (!options.overwrite && fs::exists(output, ec)) {
-    throw UsageError("output file '" + output.string() + "' already exists; pass --overwrite to replace it");
-  }
+  CheckOutputFile(output, options.overwrite);
   return output;
 }
 

@@ -13,7 +13,7 @@
 
 namespace modelkit::app {
 
-// -o, or the default report path for `report_name`. Throws UsageError when the file exists and --overwrite is off.
+// -o, or the default report path for `report_name`. Throws UsageError (CheckOutputFile) when it may not be written.
 std::filesystem::path ReportOutputPath(const PerfCommandOptions& options, const std::string& report_name,
                                        const std::string& timestamp);
 

@@ -12,11 +12,23 @@
 
 namespace modelkit {
 
-void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite) {
+void CheckOutputFile(const std::filesystem::path& path, bool overwrite) {
   std::error_code ec;
-  if (!overwrite && std::filesystem::exists(path, ec)) {
+  // Replacing is for regular files: renaming over /dev/null (as root) or a FIFO would replace the node itself.
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw UsageError("output '" + path.string() + "' exists and is not a regular file (" +
+                     (std::filesystem::is_directory(status) ? "a directory" : "a device, FIFO or socket") +
+                     "); give the path of a file to write");
+  }
+  if (!overwrite && std::filesystem::exists(status)) {
     throw UsageError("output file '" + path.string() + "' already exists; pass --overwrite to replace it");
   }
+}
+
+void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite) {
+  CheckOutputFile(path, overwrite);
+  std::error_code ec;
   if (path.has_parent_path()) {
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) throw RuntimeError("cannot create directory '" + path.parent_path().string() + "': " + ec.message());

@@ -1,6 +1,10 @@
 #include "modelkit/base/temp_dir.h"
 
+#include <signal.h>
 #include <stdlib.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <string>
 #include <utility>
@@ -33,6 +37,19 @@ void ScopedTempDir::Remove() noexcept {
   if (path_.empty()) return;
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+void RemoveFoldersOfEndedProcesses(const fs::path& dir, std::string_view prefix) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const char* digits = name.c_str() + prefix.size();
+    char* end = nullptr;
+    const long pid = std::strtol(digits, &end, 10);
+    if (end == digits || pid <= 0 || !entry.is_directory(ec)) continue;
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
 }
 
 }  // namespace modelkit

@@ -10,6 +10,7 @@
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/temp_dir.h"
 #include "random_weights.h"
 #include "safetensors.h"
 #include "tokenizer_files.h"
@@ -157,6 +158,11 @@ BuildResult BuildBundle(const BuildOptions& options) {
   const fs::path target = parent / name;
   std::error_code ec;
   fs::create_directories(parent, ec);
+  // Work in progress is named after this process, so that what a killed build left (gigabytes) goes now.
+  // A replaced bundle is kept aside until the new one is in place: one left by a killed build is removed only when
+  // the target exists again (otherwise it is the only copy, and stays for the user to recover).
+  RemoveFoldersOfEndedProcesses(parent, "." + name + ".tmp-");
+  if (fs::exists(target, ec)) RemoveFoldersOfEndedProcesses(parent, "." + name + ".old-");
   const std::string suffix = std::to_string(::getpid());
   const fs::path staging = parent / ("." + name + ".tmp-" + suffix);
   fs::remove_all(staging, ec);

@@ -24,16 +24,7 @@ constexpr const char* kStagingPrefix = ".modelkit-compile-";
 
 }  // namespace
 
-void RemoveAbandonedCompileFolders(const fs::path& dir) {
-  std::error_code ec;
-  const std::string prefix = kStagingPrefix;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
-  }
-}
+void RemoveAbandonedCompileFolders(const fs::path& dir) { RemoveFoldersOfEndedProcesses(dir, kStagingPrefix); }
 
 bool ContainsEpContextNode(const fs::path& model) {
   std::ifstream in(model, std::ios::binary);
@@ -55,6 +46,10 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   }
   if (ContainsEpContextNode(options.source)) {
     throw UsageError("'" + options.source.string() + "' is already an EPContext model; compile its source model");
+  }
+  if (fs::equivalent(options.source, options.output, ec)) {
+    throw UsageError("the output '" + options.output.string() +
+                     "' is the source model itself; write the EPContext model to another path (-o)");
   }
   if (!options.overwrite && fs::exists(options.output, ec)) {
     throw UsageError("output file '" + options.output.string() + "' already exists; pass --overwrite to replace it");

@@ -81,6 +81,13 @@ TEST(CompileCli, BadRequestsAreOneErrorLineAndLeaveNothing) {
   test::ExpectErrorLine(Compile({"-m", kModel.string(), "-o", out}), 2, "--overwrite");
   std::ifstream after(out, std::ios::binary);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after)), std::istreambuf_iterator<char>()), bytes);
+  // The output may not be the source itself, whatever --overwrite says.
+  const fs::path source = dir.path() / "source.onnx";
+  fs::copy_file(kModel, source);
+  test::ExpectErrorLine(Compile({"-m", source.string(), "-o", source.string(), "--overwrite"}), 2,
+                        "is the source model itself");
+  EXPECT_EQ(fs::file_size(source), fs::file_size(kModel));
+  test::ExpectErrorLine(Compile({"-m", kModel.string(), "-o", ""}), 2, "--output: must not be empty");
 }
 
 class CompileProcess : public ::testing::Test {

@@ -68,6 +68,25 @@ TEST_F(PerfBadInput, BadCounts) {
   ExpectFailure({"-m", Model("cls.onnx"), "--warmup", "-1"}, 2, "--warmup");
   ExpectFailure({"-m", Model("cls.onnx"), "--duration", "0"}, 2, "--duration");
   ExpectFailure({"-m", Model("cls.onnx"), "--batch-size", "0"}, 2, "--batch-size");
+  // Values outside a sane range, NaN, infinity and empty names are refused, not run (or run for ever).
+  ExpectFailure({"-m", Model("cls.onnx"), "--duration", "1e10"}, 2, "'1e10' is outside (0, 604800]");
+  ExpectFailure({"-m", Model("cls.onnx"), "--duration", "nan"}, 2, "'nan' is not a finite number");
+  ExpectFailure({"-m", Model("cls.onnx"), "--duration", "inf"}, 2, "'inf' is not a finite number");
+  ExpectFailure({"-m", Model("cls.onnx"), "--warmup", "100000000"}, 2, "--warmup");
+  ExpectFailure({"-m", Model("cls.onnx"), "--iterations", "100000000"}, 2, "--iterations");
+  ExpectFailure({"-m", Model("cls.onnx"), "--intra-op-threads", "4096"}, 2, "--intra-op-threads");
+  ExpectFailure({"-m", Model("cls.onnx"), "--ep", ""}, 2, "--ep: must not be empty");
+  ExpectFailure({"-m", Model("cls.onnx"), "--compile-timeout", "nan"}, 2, "'nan' is not a finite number");
+}
+
+// A report path that is a device or a directory is refused before the run; the node is never replaced.
+TEST_F(PerfBadInput, OutputThatIsNotARegularFileIsRefused) {
+  for (const std::string& output : {std::string("/dev/null"), dir_.path().string()}) {
+    test::ExpectErrorLine(
+        test::RunModelkit({"perf", "-m", Model("cls.onnx"), "--iterations", "1", "--overwrite", "-o", output}), 2,
+        "exists and is not a regular file");
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
 TEST_F(PerfBadInput, BadDeviceOrEp) {

@@ -1,7 +1,11 @@
 // Bundles built by modelkit_builder, run in ORT CPU sessions, against the independent reference decoder.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -238,6 +242,26 @@ TEST(BuildBundleConfigTest, GenaiConfigDescribesTheDecoder) {
   int entries = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(tmp.path())) ++entries;
   EXPECT_EQ(entries, 1);
+}
+
+// The staging folder of a killed build (gigabytes for a real model) is removed by the next build into the same place;
+// one of a build still running is not.
+TEST(BuildBundleConfigTest, NextBuildRemovesWhatAKilledBuildLeft) {
+  TempDir tmp;
+  const pid_t ended = fork();
+  if (ended == 0) _exit(0);
+  ASSERT_GT(ended, 0);
+  waitpid(ended, nullptr, 0);  // a process id that no longer runs
+  const std::filesystem::path abandoned = tmp.path() / (".bundle.tmp-" + std::to_string(ended));
+  const std::filesystem::path running = tmp.path() / (".bundle.tmp-" + std::to_string(getppid()));
+  for (const auto& dir : {abandoned, running}) {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "model.onnx.data") << "partial weights";
+  }
+  builder::BuildBundle(RandomOptions(tmp.path() / "bundle", Arch::kQwen3));
+  EXPECT_FALSE(std::filesystem::exists(abandoned));
+  EXPECT_TRUE(std::filesystem::exists(running / "model.onnx.data"));
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "bundle" / "genai_config.json"));
 }
 
 }  // namespace

@@ -6,9 +6,14 @@
 
 namespace modelkit {
 
+// Throws UsageError unless `path` may be written as an output file: it does not exist, or it is a regular file and
+// `overwrite` is set. Commands call it before long work, so that a bad -o is refused before the run.
+void CheckOutputFile(const std::filesystem::path& path, bool overwrite);
+
 // Writes `content` to `path` atomically, creating parent directories. With `overwrite` false an existing file
-// is a UsageError (nothing is written). Other failures are RuntimeErrors naming the path; no temporary file is
-// left behind.
+// is a UsageError (nothing is written); so is an existing path that is not a regular file (a directory, a device
+// such as /dev/null, a FIFO), whatever `overwrite` says (CheckOutputFile). Other failures are RuntimeErrors naming the
+// path; no temporary file is left behind.
 void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite);
 
 }  // namespace modelkit

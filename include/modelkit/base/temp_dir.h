@@ -33,4 +33,8 @@ class ScopedTempDir {
   std::filesystem::path path_;
 };
 
+// Removes the folders in `dir` named `prefix` followed by a process id (then anything) whose process no longer runs:
+// what a killed process left of its work in progress. Folders of live processes, and names that do not match, stay.
+void RemoveFoldersOfEndedProcesses(const std::filesystem::path& dir, std::string_view prefix);
+
 }  // namespace modelkit

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "flag_checks.h"
 #include "modelkit/base/error.h"
 #include "modelkit/builder/bundle_builder.h"
 #include "modelkit/device/ep_catalog.h"
@@ -158,9 +159,11 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
                    "MatMulNBits accuracy_level: 0 fp32 math, 4 int8 activations (faster)")
       ->check(CLI::IsMember({0, 1, 2, 3, 4}))
       ->capture_default_str();
-  command->add_option("--context-length", flags->context_length,
-                      "Context length (default: max_position_embeddings, 4096 for --random)");
-  command->add_option("--ep", o.ep, "Execution provider of the ctx/iter stages (--layout pipeline)");
+  command
+      ->add_option("--context-length", flags->context_length,
+                   "Context length (default: max_position_embeddings, 4096 for --random)")
+      ->check(CLI::Range(int64_t{1}, kMaxContextLength));
+  command->add_option("--ep", o.ep, "Execution provider of the ctx/iter stages (--layout pipeline)")->check(NonEmpty());
   command->callback([flags, command, &run] { run = [flags, command] { return RunBuild(*flags, *command); }; });
 }
 

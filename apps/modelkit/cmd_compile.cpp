@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "ep_flags.h"
+#include "flag_checks.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/compile/epcontext_compile.h"
@@ -62,10 +63,11 @@ void RegisterCompileCommand(CLI::App& app, CommandRunner& run) {
   auto options = std::make_shared<CompileCommandOptions>();
   CLI::App* command = app.add_subcommand("compile", "Compile an ONNX model into an EPContext model for an NPU/GPU EP");
   command->add_option("-m,--model", options->model, "ONNX model file (.onnx)")->required();
-  command->add_option("-o,--output", options->output, "EPContext model to write (default <model>_ctx.onnx)");
+  command->add_option("-o,--output", options->output, "EPContext model to write (default <model>_ctx.onnx)")
+      ->check(NonEmpty());
   command->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   AddDeviceOption(*command, options->device, "auto, npu, gpu or cpu");
-  command->add_option("--ep", options->ep, "EPContext-capable EP (alias or full name)");
+  command->add_option("--ep", options->ep, "EPContext-capable EP (alias or full name)")->check(NonEmpty());
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
   command->add_flag("--embed,!--no-embed", options->embed,
                     "Embed the compiled context in the model (default: a .bin file beside it)");

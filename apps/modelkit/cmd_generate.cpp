@@ -1,8 +1,6 @@
 // `modelkit generate`: run a genai bundle on a prompt, streaming the text to stdout (or one JSON document with
 // --format json: prompt ids, generated ids, text and timings).
-#include <csignal>
 
-#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -12,7 +10,9 @@
 
 #include "commands.h"
 #include "ep_flags.h"
+#include "flag_checks.h"
 #include "genai_flags.h"
+#include "interrupt.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/generate/generator.h"
@@ -23,10 +23,6 @@
 
 namespace modelkit::app {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void OnInterrupt(int) { g_interrupted = true; }
 
 struct GenerateFlags {
   std::string bundle;
@@ -100,10 +96,13 @@ int RunGenerate(const GenerateFlags& flags) {
   if (sources != 1) throw UsageError("give exactly one of --prompt, --prompt-file or --prompt-ids");
   if (flags.max_new_tokens && *flags.max_new_tokens < 0) throw UsageError("--max-new-tokens must be >= 0");
 
+  // Ctrl-C during the load stops after it; during generation, after the current step (the text so far is kept).
+  const InterruptScope interrupt_scope;
   session::PluginMachineAccess machine(flags.ep_flags.Plugins());
   session::GenaiSession genai(
       MakeGenaiSessionOptions(flags.bundle, flags.ep, flags.device, flags.compile, flags.ep_flags), machine);
   genai.Load();
+  StopIfInterrupted();
   PrintSessionWarnings(genai);
   const generate::Model* model = &genai.model();
 
@@ -117,7 +116,8 @@ int RunGenerate(const GenerateFlags& flags) {
                                                                  : session::TemplateMode::kAuto;
     const std::string text =
         session::PromptTemplate(*model, mode)
-            .Render(flags.prompt_file.empty() ? flags.prompt : ReadTextFile(flags.prompt_file, "--prompt-file"));
+            .Render(flags.prompt_file.empty() ? flags.prompt
+                                              : ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes));
     const generate::Clock::time_point start = generate::Clock::now();
     prompt = model->tokenizer()->Encode(text);
     tokenize_ns = generate::NanosSince(start);
@@ -136,17 +136,9 @@ int RunGenerate(const GenerateFlags& flags) {
 
   const bool json = flags.format == "json";
   const auto on_text = [&](std::string_view piece) { std::cout << piece << std::flush; };
-  g_interrupted = false;
-  const auto previous = std::signal(SIGINT, OnInterrupt);
-  generate::GenerationResult result;
-  try {
-    result = generate::Generate(*model, prompt, options, json ? std::function<void(std::string_view)>() : on_text,
-                                [] { return g_interrupted.load(); });
-  } catch (...) {
-    std::signal(SIGINT, previous);
-    throw;
-  }
-  std::signal(SIGINT, previous);
+  StopIfInterrupted();
+  generate::GenerationResult result = generate::Generate(
+      *model, prompt, options, json ? std::function<void(std::string_view)>() : on_text, InterruptRequested);
   result.timings.tokenize_ns = tokenize_ns;
   if (json) {
     const nlohmann::ordered_json report = {{"bundle", flags.bundle},
@@ -162,7 +154,7 @@ int RunGenerate(const GenerateFlags& flags) {
   } else {
     std::cout << "\n" << std::flush;
   }
-  return g_interrupted ? 130 : 0;
+  return InterruptRequested() ? static_cast<int>(ExitCode::kInterrupted) : 0;
 }
 
 }  // namespace
@@ -174,23 +166,31 @@ void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("--prompt", flags->prompt, "Prompt text");
   command->add_option("--prompt-file", flags->prompt_file, "File holding the prompt text");
   command->add_option("--prompt-ids", flags->prompt_ids, "Prompt as comma-separated token ids (no template)");
-  command->add_option("--max-new-tokens", flags->max_new_tokens, "Most tokens to generate")->capture_default_str();
+  command->add_option("--max-new-tokens", flags->max_new_tokens, "Most tokens to generate")
+      ->check(UnsignedInteger(kMaxNewTokens))
+      ->capture_default_str();
   CLI::Option* apply = command->add_flag("--apply-template", flags->apply_template,
                                          "Wrap the prompt in the bundle's chat template (default: when it has one)");
   command->add_flag("--no-apply-template", flags->no_apply_template, "Feed the prompt text as it is")->excludes(apply);
   CLI::Option* sample = command->add_flag("--do-sample", flags->do_sample,
                                           "Sample (default: the bundle's search.do_sample, greedy for most bundles)");
   command->add_flag("--greedy", flags->greedy, "Greedy search even when the bundle's search samples")->excludes(sample);
-  command->add_option("--temperature", flags->temperature, "Sampling temperature (default: the bundle's)");
-  command->add_option("--top-k", flags->top_k, "Sample among the k most likely tokens (default: the bundle's)");
-  command->add_option("--top-p", flags->top_p, "Nucleus sampling mass (default: the bundle's)");
-  command->add_option("--repetition-penalty", flags->repetition_penalty, "Repetition penalty (default: the bundle's)");
-  command->add_option("--seed", flags->seed, "Sampling seed (default: search.random_seed, else random)");
+  command->add_option("--temperature", flags->temperature, "Sampling temperature (default: the bundle's)")
+      ->check(FiniteNumber(0, kMaxTemperature));
+  command->add_option("--top-k", flags->top_k, "Sample among the k most likely tokens (default: the bundle's)")
+      ->check(UnsignedInteger(INT32_MAX));
+  command->add_option("--top-p", flags->top_p, "Nucleus sampling mass (default: the bundle's)")
+      ->check(FiniteNumber(0, 1, /*min_exclusive=*/true));
+  command->add_option("--repetition-penalty", flags->repetition_penalty, "Repetition penalty (default: the bundle's)")
+      ->check(FiniteNumber(0, kMaxRepetitionPenalty, /*min_exclusive=*/true));
+  command->add_option("--seed", flags->seed, "Sampling seed (default: search.random_seed, else random)")
+      ->check(UnsignedInteger());
   command->add_flag("--ignore-eos", flags->ignore_eos, "Do not stop on end-of-sequence tokens (benchmarking)");
   command->add_option("-f,--format", flags->format, "Output: streamed text, or one JSON document")
       ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
       ->capture_default_str();
-  command->add_option("--ep", flags->ep, "EP override for the bundle's hardware stages (alias or full name)");
+  command->add_option("--ep", flags->ep, "EP override for the bundle's hardware stages (alias or full name)")
+      ->check(NonEmpty());
   AddDeviceOption(*command, flags->device,
                   "config (follow the bundle's own EP routing), auto, npu, gpu or cpu: the device whose EP "
                   "overrides the bundle's");

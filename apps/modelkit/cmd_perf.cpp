@@ -5,6 +5,8 @@
 
 #include "commands.h"
 #include "ep_flags.h"
+#include "flag_checks.h"
+#include "interrupt.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/runtime.h"
@@ -49,10 +51,13 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   report::OnnxPerfResult result;
   PerfMonitor monitor(options.monitor);
   {
+    const InterruptScope interrupt_scope;  // Ctrl-C stops after the current iteration: no report is written
     ProgressBar bar("benchmarking");
     result = perf::RunOnnxBenchmark(options.onnx, machine, [&](int done, int total) {
+      StopIfInterrupted();
       if (options.quiet == 0) bar.Update(done, total, monitor.LiveText());
     });
+    StopIfInterrupted();
   }
   monitor.Stop();
   if (options.quiet == 0) {
@@ -84,28 +89,30 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
                   "Default: " +
                       std::string(onnx.device.Name()) + " for a model, " +
                       std::string(session::GenaiSessionOptions{}.device.Name()) + " for a bundle");
-  command->add_option("--ep", onnx.ep, "Execution provider (alias or full name); see 'modelkit sys --list-ep'");
+  command->add_option("--ep", onnx.ep, "Execution provider (alias or full name); see 'modelkit sys --list-ep'")
+      ->check(NonEmpty());
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
   const report::GenaiPerfOptions genai_defaults;
   command
       ->add_option("--iterations", options->iterations,
                    "Timed iterations (requests for a bundle). Default: " + std::to_string(onnx.iterations) +
                        " for a model, " + std::to_string(genai_defaults.iterations) + " for a bundle")
-      ->check(CLI::Range(1, 100000000));
+      ->check(CLI::Range(1, kMaxIterations));
   command
       ->add_option("--warmup", options->warmup,
                    "Untimed warm-up iterations. Default: " + std::to_string(onnx.warmup) + " for a model, " +
                        std::to_string(genai_defaults.warmup) + " for a bundle")
-      ->check(CLI::Range(0, 100000000));
+      ->check(CLI::Range(0, kMaxWarmup));
   command->add_option("--duration", options->duration, "Run timed iterations for SECONDS instead of a count")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteNumber(0, kMaxDurationSeconds, /*min_exclusive=*/true));
   command->add_option("--batch-size", onnx.batch_size, "Batch size for dynamic leading dimensions")
       ->check(CLI::Range(static_cast<int64_t>(1), static_cast<int64_t>(1) << 30))
       ->capture_default_str();
   command->add_option("--shape-config", onnx.shape_config, "JSON {input: [shape], dim_param: size}");
   command->add_option("--input-data", onnx.input_data, "Real inputs as .npz keyed by input name");
-  command->add_option("-o,--output", options->output,
-                      "Report path (default ~/.cache/modelkit/perf/<model>/<time>.json)");
+  command
+      ->add_option("-o,--output", options->output, "Report path (default ~/.cache/modelkit/perf/<model>/<time>.json)")
+      ->check(NonEmpty());
   command->add_flag("--overwrite", options->overwrite, "Replace an existing report");
   command->add_option("-f,--format", options->format, "Console output: text or json")
       ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
@@ -114,7 +121,7 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   command->add_flag("--monitor", options->monitor,
                     "Sample CPU utilisation and RSS in the background (live on a terminal, hw_monitor in the report)");
   command->add_option("--intra-op-threads", onnx.intra_op_threads, "Intra-op threads (0: ORT default)")
-      ->check(CLI::Range(0, 4096));
+      ->check(CLI::Range(0, kMaxIntraOpThreads));
   command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");
   command->add_flag("-v,--verbose", options->verbose, "Show resolution details and ONNX Runtime warnings");
   report::GenaiPerfOptions& genai = options->genai;

@@ -1,5 +1,7 @@
 #include "genai_flags.h"
 
+#include "flag_checks.h"
+
 #include <cmath>
 #include <iostream>
 
@@ -9,7 +11,7 @@ void GenaiCompileFlags::Bind(CLI::App& command) {
   command.add_flag("--compile,!--no-compile", compile,
                    "Compile NPU stages into EPContext models, cached in <bundle>/_compiled/ (genai bundles)");
   command.add_option("--compile-timeout", compile_timeout_s, "Seconds each stage's compile may take")
-      ->check(CLI::PositiveNumber)
+      ->check(FiniteNumber(0, kMaxCompileTimeoutSeconds, /*min_exclusive=*/true))
       ->capture_default_str();
 }
 

@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "commands.h"
@@ -17,6 +20,17 @@ namespace {
 int PrintError(const std::string& message, modelkit::ExitCode code) {
   std::cerr << "error: " << message << "\n";
   return static_cast<int>(code);
+}
+
+// A command's result is its output: output that could not all be written (a full disk, a closed file) turns a
+// success into exit 1, instead of a truncated report with exit 0.
+int CheckedOutput(int code) {
+  errno = 0;  // a failed flush (it retries what an earlier write could not write) says why
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed || code != 0) return code;
+  const std::string reason = errno != 0 ? std::strerror(errno) : "write error";
+  return PrintError("cannot write the output to standard output: " + reason, modelkit::ExitCode::kRuntimeFailure);
 }
 
 }  // namespace
@@ -64,7 +78,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    return run();
+    return CheckedOutput(run());
   } catch (const modelkit::Error& e) {
     return PrintError(e.what(), e.code());
   } catch (const Ort::Exception& e) {

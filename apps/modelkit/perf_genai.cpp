@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "cmd_perf.h"
+#include "commands.h"
+#include "interrupt.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/base/strings.h"
@@ -57,7 +59,7 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   if (command.count("--prompt") > 0 && !flags.prompt_file.empty()) {
     throw UsageError("give either --prompt or --prompt-file, not both");
   }
-  if (!flags.prompt_file.empty()) run.prompt = ReadTextFile(flags.prompt_file, "--prompt-file");
+  if (!flags.prompt_file.empty()) run.prompt = ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes);
   const std::vector<std::string> ignored = IgnoredFlags(command);
   if (!ignored.empty() && options.quiet == 0) {
     std::cerr << "warning: the following options are ignored with --runtime genai: " << Join(ignored, ", ") << "\n";
@@ -82,10 +84,13 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   PerfMonitor monitor(options.monitor);
   perf::GenaiPerfResult result;
   {
+    const InterruptScope interrupt_scope;  // Ctrl-C stops after the current request: no report is written
     ProgressBar bar("benchmarking");
     result = perf::RunGenaiBenchmark(session, run, [&](int done, int total) {
+      StopIfInterrupted();
       if (options.quiet == 0) bar.Update(done, total, monitor.LiveText());
     });
+    StopIfInterrupted();
   }
   monitor.Stop();
   if (options.quiet == 0) PrintSessionWarnings(session);

@@ -122,10 +122,17 @@ SessionOptionsConfig ParseSessionOptions(const Reader& reader) {
       }
     }
   }
-  if (const auto threads = reader.Int("intra_op_num_threads"))
-    options.intra_op_num_threads = static_cast<int>(*threads);
-  if (const auto threads = reader.Int("inter_op_num_threads"))
-    options.inter_op_num_threads = static_cast<int>(*threads);
+  // 0 is ORT's "choose for me"; more threads than kMaxThreads would only spend memory and time starting them.
+  constexpr int64_t kMaxThreads = 1024;
+  for (const char* key : {"intra_op_num_threads", "inter_op_num_threads"}) {
+    const auto threads = reader.Int(key);
+    if (!threads) continue;
+    if (*threads < 0 || *threads > kMaxThreads) {
+      reader.Fail(key, "must be in [0, " + std::to_string(kMaxThreads) + "] (0: ONNX Runtime's default)");
+    }
+    (std::string(key) == "intra_op_num_threads" ? options.intra_op_num_threads : options.inter_op_num_threads) =
+        static_cast<int>(*threads);
+  }
   options.enable_cpu_mem_arena = reader.Bool("enable_cpu_mem_arena");
   options.enable_mem_pattern = reader.Bool("enable_mem_pattern");
   options.log_id = reader.String("log_id");
@@ -267,7 +274,7 @@ void ReadSamplingKeys(const Reader& reader, const std::set<std::string>& skip, S
   }
   if (wanted("top_k")) {
     const int64_t top_k = *reader.Int("top_k");
-    if (top_k < INT32_MIN || top_k > INT32_MAX) reader.Fail("top_k", "is out of range (<= 0: no top-k limit)");
+    if (top_k < 0 || top_k > INT32_MAX) reader.Fail("top_k", "must be in [0, 2147483647] (0: no top-k limit)");
     search.top_k = static_cast<int>(top_k);
   }
   if (wanted("top_p")) {

@@ -1,6 +1,7 @@
 #include "modelkit/generate/generator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -18,8 +19,12 @@ SamplingOptions SamplingFrom(const SearchConfig& search, const GenerateOptions& 
   sampling.temperature = options.temperature.value_or(search.temperature);
   sampling.top_k = options.top_k.value_or(search.top_k);
   sampling.top_p = options.top_p.value_or(search.top_p);
-  if (sampling.temperature < 0) throw UsageError("temperature must be >= 0");
-  if (sampling.top_p <= 0 || sampling.top_p > 1) throw UsageError("top_p must be in (0, 1]");
+  // Written so that NaN fails too.
+  if (!(sampling.temperature >= 0 && std::isfinite(sampling.temperature))) {
+    throw UsageError("temperature must be a finite number >= 0");
+  }
+  if (!(sampling.top_p > 0 && sampling.top_p <= 1)) throw UsageError("top_p must be in (0, 1]");
+  if (sampling.top_k < 0) throw UsageError("top_k must be >= 0 (0: no top-k limit)");
   return sampling;
 }
 
@@ -54,7 +59,9 @@ Generator::Generator(const Model& model, const GenerateOptions& options)
   const Clock::time_point start = Clock::now();
   const GenaiConfig& config = model.config();
   repetition_penalty_ = options.repetition_penalty.value_or(config.search.repetition_penalty);
-  if (repetition_penalty_ <= 0) throw UsageError("repetition_penalty must be > 0");
+  if (!(repetition_penalty_ > 0 && std::isfinite(repetition_penalty_))) {
+    throw UsageError("repetition_penalty must be a finite number > 0");
+  }
   for (const int64_t id : config.eos_token_ids) stop_.eos_ids.push_back(static_cast<int32_t>(id));
   if (stop_.eos_ids.empty() && model.tokenizer()) stop_.eos_ids = model.tokenizer()->config().eos_token_ids;
   stop_.ignore_eos = options.ignore_eos;

@@ -191,7 +191,20 @@ TEST_F(GenerateCliTest, UsageErrorsExitTwo) {
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,x"}), 2,
                   "--prompt-ids expects comma-separated token ids like 1,2,3; 'x' is not one");
   ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1", "--top-p", "2", "--do-sample"}),
-                  2, "top_p");
+                  2, "--top-p: '2' is outside (0, 1]");
+  // NaN, negative "unsigned" values and empty names are refused, not wrapped or ignored.
+  const auto refused = [&](const std::string& flag, const std::string& value, const std::string& fragment) {
+    ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1", flag, value}), 2, fragment);
+  };
+  refused("--temperature", "nan", "--temperature: 'nan' is not a finite number");
+  refused("--temperature", "-1", "--temperature: '-1' is outside [0, 100]");
+  refused("--top-k", "-5", "--top-k: '-5' is not an integer in [0, 2147483647]");
+  refused("--seed", "-1", "--seed: '-1' is not an integer in [0, 18446744073709551615]");
+  refused("--repetition-penalty", "0", "--repetition-penalty: '0' is outside (0, 100]");
+  refused("--max-new-tokens", "-3", "--max-new-tokens: '-3' is not an integer");
+  refused("--ep", "", "--ep: must not be empty");
+  ExpectErrorLine(RunModelkit({"generate", "-m", bundle_.string(), "--prompt-file", "/dev/zero"}), 2,
+                  "--prompt-file '/dev/zero' is larger than 64 MiB");
 }
 
 TEST_F(GenerateCliTest, BadBundlesExitThree) {

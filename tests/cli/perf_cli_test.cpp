@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include "support/cli.h"
 #include "support/lavapipe.h"
 #include "support/model_case.h"
+#include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace modelkit {
@@ -174,6 +177,25 @@ TEST(PerfCli, ShapeConfigAndBatchSizeShapeSyntheticInputs) {
   ASSERT_EQ(batched.exit_code, 0) << batched.stderr_text;
   EXPECT_EQ(json::parse(batched.stdout_text).at("model_info").at("fed_input_shapes").at(0),
             json::array({4, 3, 224, 224}));
+}
+
+// Ctrl-C stops a benchmark after the current iteration with exit 130 and one error line, and writes no report.
+TEST(PerfCli, InterruptStopsWithExit130AndNoReport) {
+  test::TempDir dir;
+  const fs::path output = dir.path() / "report.json";
+  test::ChildProcess child(
+      {MODELKIT_BINARY, "perf", "-m", (kOcrDir / "cls.onnx").string(), "--duration", "600", "-o", output.string()});
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // loaded and iterating (or about to)
+  const auto signalled = std::chrono::steady_clock::now();
+  child.Signal(SIGINT);
+  const ProcessResult result = child.Finish(std::chrono::seconds(60));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  EXPECT_FALSE(result.timed_out) << "still running 60 s after SIGINT";
+  EXPECT_EQ(result.signal, 0) << "ended by signal " << result.signal << " instead of exiting";
+  test::ExpectErrorLine(result, 130, "interrupted");
+  EXPECT_LT(seconds, 10.0) << "took " << seconds << " s to stop after SIGINT";
+  EXPECT_FALSE(fs::exists(output));
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "something was left behind";
 }
 
 TEST(PerfCli, DurationBoxesTheTimedLoop) {

@@ -134,6 +134,15 @@ TEST(SysCli, BadFlagsAreOneErrorLineWithExitTwo) {
   ExpectUsageError(Modelkit({"sys"}, {{"MODELKIT_EP_LIBRARIES", "broken"}}), "MODELKIT_EP_LIBRARIES");
 }
 
+// Output that cannot be written is a failure (exit 1 and one error line), not a lost report with exit 0.
+TEST(SysCli, OutputToAFullDeviceIsExitOne) {
+  for (const char* format : {"json", "text"}) {
+    const ProcessResult result = test::RunProcess(
+        {"/bin/sh", "-c", std::string("exec \"$0\" sys -f ") + format + " > /dev/full", MODELKIT_BINARY});
+    test::ExpectErrorLine(result, 1, "cannot write the output to standard output: No space left on device");
+  }
+}
+
 TEST(SysCli, BrokenPluginLibraryIsListedAsUnusable) {
   test::TempDir dir;
   const auto fake = dir.Write("libfake_ep.so", "not an ELF file");

@@ -13,6 +13,7 @@ enum class ExitCode : int {
   kUsage = 2,            // bad or conflicting flags, unknown/unavailable EP or device, missing model
   kInvalidModel = 3,     // unparsable ONNX, bad genai_config.json, bad tokenizer
   kInferenceFailed = 4,  // inference failed after a successful load
+  kInterrupted = 130,    // stopped by SIGINT/SIGTERM at a safe point (128 + SIGINT, as shells report it)
 };
 
 // An error meant for the user: a one-line message (without the "error: " prefix) that says what is wrong, where,

@@ -154,6 +154,12 @@ bool HasEither(const std::string& message, const std::string& alternatives) {
 class ChatTemplateHostileTest : public ::testing::TestWithParam<HostileTemplate> {};
 
 TEST_P(ChatTemplateHostileTest, FailsWithOneErrorLine) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan the child has no memory limit (see isolated_call.cpp): only the clock would stop these.
+  if (std::string(GetParam().expected).find("out of memory") != std::string::npos) {
+    GTEST_SKIP() << "needs the child's memory limit, which ASan builds do not set";
+  }
+#endif
   const ChatTemplate chat(GetParam().source, "", "", "hostile.jinja");
   try {
     chat.Render(kConversation, true);

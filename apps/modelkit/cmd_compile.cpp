@@ -1,4 +1,6 @@
 // `modelkit compile`: an ONNX model -> an EPContext model for an EPContext-capable EP.
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -8,6 +10,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/compile/epcontext_compile.h"
+#include "modelkit/compile/isolated_compile.h"
 
 namespace modelkit::app {
 namespace {
@@ -22,8 +25,25 @@ struct CompileCommandOptions {
   std::vector<std::string> ep_options;
   bool embed = false;
   bool overwrite = false;
+  double timeout_s = std::chrono::duration<double>(compile::CompilerCommand{}.timeout).count();
+  bool in_process = false;  // the isolated child itself (compile::kInProcessFlag)
   EpLibraryFlags ep_flags;
 };
+
+void PrintSummary(const compile::EpContextCompileOptions& request, const CompileCommandOptions& options,
+                  const std::vector<fs::path>& written, double seconds) {
+  std::cout << "Input:   " << request.source.string() << "\n"
+            << "Device:  " << options.device.Name() << " (" << device::DeviceName(request.ep.device) << ") / "
+            << request.ep.ep->name << "\n";
+  for (const fs::path& file : written) std::cout << "Output:  " << file.string() << "\n";
+  if (seconds < 0) {
+    std::cout << "Success! Model compiled (the compiler then crashed: see the warning)\n";
+    return;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", seconds);
+  std::cout << "Success! Model compiled in " << text << " s\n";
+}
 
 int RunCompile(const CompileCommandOptions& options) {
   compile::EpContextCompileOptions request;
@@ -46,14 +66,24 @@ int RunCompile(const CompileCommandOptions& options) {
     throw UsageError("EP '" + request.ep.ep->name + "' does not support EPContext compilation; EPContext-capable EPs " +
                      "here: " + (capable.empty() ? std::string("none") : Join(capable, ", ")) + " (--ep)");
   }
-  const compile::EpContextCompileResult result = compile::CompileToEpContext(request);
-  std::cout << "Input:   " << request.source.string() << "\n"
-            << "Device:  " << options.device.Name() << " (" << device::DeviceName(request.ep.device) << ") / "
-            << request.ep.ep->name << "\n";
-  for (const fs::path& file : result.written) std::cout << "Output:  " << file.string() << "\n";
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.2f", result.seconds);
-  std::cout << "Success! Model compiled in " << seconds << " s\n";
+  if (options.in_process) {
+    const compile::EpContextCompileResult result = compile::CompileToEpContext(request);
+    PrintSummary(request, options, result.written, result.seconds);
+    return 0;
+  }
+  // The EP's compiler runs in a child: if it aborts, crashes at exit or hangs, this process still reports it.
+  compile::CompilerCommand compiler;
+  std::error_code ec;
+  compiler.program = fs::read_symlink("/proc/self/exe", ec);
+  compiler.extra_args = options.ep_flags.ForwardedArgs();
+  compiler.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::llround(options.timeout_s * 1000.0)));
+  const compile::IsolatedCompileResult result = compile::CompileToEpContextInChild(request, compiler);
+  for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
+  if (result.salvaged) {
+    PrintSummary(request, options, {request.output}, -1);
+  } else {
+    std::cout << result.report;
+  }
   return 0;
 }
 
@@ -71,6 +101,11 @@ void RegisterCompileCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("--ep-options", options->ep_options, "KEY=VALUE forwarded to the EP (repeatable)");
   command->add_flag("--embed,!--no-embed", options->embed,
                     "Embed the compiled context in the model (default: a .bin file beside it)");
+  command->add_option("--compile-timeout", options->timeout_s, "Seconds the EP's compiler may take")
+      ->check(FiniteNumber(0, kMaxCompileTimeoutSeconds, /*min_exclusive=*/true))
+      ->capture_default_str();
+  command->add_flag(compile::kInProcessFlag, options->in_process, "Compile in this process (no isolating child)")
+      ->group("");
   options->ep_flags.Bind(*command);
   command->callback([options, &run] { run = [options] { return RunCompile(*options); }; });
 }

@@ -24,6 +24,18 @@ void CheckOutputFile(const std::filesystem::path& path, bool overwrite) {
   if (!overwrite && std::filesystem::exists(status)) {
     throw UsageError("output file '" + path.string() + "' already exists; pass --overwrite to replace it");
   }
+  // The nearest existing folder above it must be a folder: a file there can never hold the output.
+  for (std::filesystem::path above = path.parent_path(); !above.empty(); above = above.parent_path()) {
+    const std::filesystem::file_status above_status = std::filesystem::status(above, ec);
+    if (std::filesystem::exists(above_status)) {
+      if (!std::filesystem::is_directory(above_status)) {
+        throw UsageError("output '" + path.string() + "' cannot be written: '" + above.string() +
+                         "' is a file, not a folder");
+      }
+      break;
+    }
+    if (above == above.parent_path()) break;
+  }
 }
 
 void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "modelkit/base/error.h"
+
 namespace modelkit {
 
 namespace fs = std::filesystem;
@@ -37,6 +39,29 @@ void ScopedTempDir::Remove() noexcept {
   if (path_.empty()) return;
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+MadeFolders::MadeFolders(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::path missing = dir; !missing.empty() && !fs::exists(fs::symlink_status(missing, ec));
+       missing = missing.parent_path()) {
+    made_.insert(made_.begin(), missing);
+    if (missing == missing.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    const std::string reason = ec.message();
+    RemoveMade();  // what was made before the failure
+    throw RuntimeError("cannot create directory '" + dir.string() + "': " + reason);
+  }
+}
+
+MadeFolders::~MadeFolders() { RemoveMade(); }
+
+void MadeFolders::RemoveMade() noexcept {
+  std::error_code ec;
+  for (auto folder = made_.rbegin(); folder != made_.rend(); ++folder) fs::remove(*folder, ec);  // empty ones only
+  made_.clear();
 }
 
 void RemoveFoldersOfEndedProcesses(const fs::path& dir, std::string_view prefix) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/temp_dir.h"
 #include "modelkit/device/session_ep.h"
@@ -35,14 +36,13 @@ bool ContainsEpContextNode(const fs::path& model) {
                                 11)) != std::string::npos;
 }
 
-EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options) {
+void CheckEpContextCompileRequest(const EpContextCompileOptions& options) {
   std::error_code ec;
   if (!fs::is_regular_file(options.source, ec)) {
     throw UsageError("ONNX file not found: '" + options.source.string() + "' (-m/--model)");
   }
-  const device::EpRow& ep = *options.ep.ep;
-  if (!ep.ep_context) {
-    throw UsageError("EP '" + ep.name + "' does not support EPContext compilation");
+  if (!options.ep.ep->ep_context) {
+    throw UsageError("EP '" + options.ep.ep->name + "' does not support EPContext compilation");
   }
   if (ContainsEpContextNode(options.source)) {
     throw UsageError("'" + options.source.string() + "' is already an EPContext model; compile its source model");
@@ -51,11 +51,14 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
     throw UsageError("the output '" + options.output.string() +
                      "' is the source model itself; write the EPContext model to another path (-o)");
   }
-  if (!options.overwrite && fs::exists(options.output, ec)) {
-    throw UsageError("output file '" + options.output.string() + "' already exists; pass --overwrite to replace it");
-  }
+  CheckOutputFile(options.output, options.overwrite);
+}
+
+EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options) {
+  CheckEpContextCompileRequest(options);
+  std::error_code ec;
   const fs::path out_dir = options.output.has_parent_path() ? options.output.parent_path() : fs::path(".");
-  fs::create_directories(out_dir, ec);
+  MadeFolders made_folders(out_dir);
   RemoveAbandonedCompileFolders(out_dir);
   // Named after this process: a killed process's folder is removed by RemoveAbandonedCompileFolders.
   const std::optional<ScopedTempDir> staging =
@@ -63,6 +66,7 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
   if (!staging) throw RuntimeError("cannot create a temporary folder in '" + out_dir.string() + "'");
   const fs::path staged_model = staging->path() / options.output.filename();
 
+  const device::EpRow& ep = *options.ep.ep;
   Ort::Env& env = ort::SharedEnv();
   Ort::SessionOptions session_options;
   device::AppendSelectedEp(session_options, options.ep, options.ep_options);
@@ -95,6 +99,7 @@ EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options
                          "': " + ec.message());
     result.written.push_back(target);
   }
+  made_folders.Keep();
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include "modelkit/base/files.h"
 #include "modelkit/compile/cache_identity.h"
 #include "modelkit/compile/epcontext_compile.h"
+#include "modelkit/compile/isolated_compile.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::compile {
@@ -55,8 +56,8 @@ void PatchStageFilename(bundle::Json& config, const std::string& stage, const st
 std::vector<std::string> CompilerArgv(const CompilerCommand& compiler, const fs::path& source, const fs::path& output,
                                       const StageCompileRequest& request) {
   std::vector<std::string> argv = {
-      compiler.program.string(), "compile", "-m",         source.string(), "-o", output.string(), "--ep",
-      request.ep->Alias(),       "--embed", "--overwrite"};
+      compiler.program.string(), "compile", "-m",          source.string(), "-o", output.string(), "--ep",
+      request.ep->Alias(),       "--embed", "--overwrite", kInProcessFlag};
   for (const auto& [key, value] : request.provider_options) {
     argv.push_back("--ep-options");
     argv.push_back(key + "=" + value);

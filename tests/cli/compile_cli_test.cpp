@@ -8,6 +8,7 @@
 
 #include "compile/compile_process.h"
 #include "modelkit/compile/epcontext_compile.h"
+#include "modelkit/compile/isolated_compile.h"
 #include "support/cli.h"
 #include "support/temp_dir.h"
 
@@ -90,11 +91,43 @@ TEST(CompileCli, BadRequestsAreOneErrorLineAndLeaveNothing) {
   test::ExpectErrorLine(Compile({"-m", kModel.string(), "-o", ""}), 2, "--output: must not be empty");
 }
 
+TEST(CompileCli, ACompilerThatCrashesOrHangsIsOneErrorLineAndLeavesNothing) {
+  test::TempDir dir;
+  const std::string out = (dir.path() / "m.onnx").string();
+  test::ExpectErrorLine(
+      Compile({"-m", kModel.string(), "-o", out, "--ep-options", "crash_compile=1"}), 1,
+      "the simnpu compiler crashed (signal 6) while compiling '" + kModel.string() +
+          "'; nothing was written (its last message: SimNpuExecutionProvider: the NPU compiler crashed");
+  test::ExpectErrorLine(
+      Compile({"-m", kModel.string(), "-o", out, "--ep-options", "compile_delay_ms=30000", "--compile-timeout", "1"}),
+      1, "timed out after 1.000 s and was stopped; nothing was written (raise the limit with");
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{}) << "no output, no staging folder";
+  test::ExpectErrorLine(Compile({"-m", kModel.string(), "-o", out, "--compile-timeout", "0"}), 2, "--compile-timeout");
+}
+
+TEST(CompileCli, ACompilerThatCrashesAtExitAfterWritingItsModelIsSalvaged) {
+  test::TempDir dir;
+  const fs::path out = dir.path() / "m.onnx";
+  const ProcessResult result =
+      Compile({"-m", kModel.string(), "-o", out.string(), "--embed", "--ep-options", "crash_at_exit=1"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("warning: the simnpu compiler crashed (signal 6) after writing a complete "
+                                    "EPContext model; keeping '" +
+                                    out.string() + "'"),
+            std::string::npos)
+      << result.stderr_text;
+  EXPECT_EQ(result.stderr_text.find("error:"), std::string::npos) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("Output:  " + out.string()), std::string::npos) << result.stdout_text;
+  EXPECT_TRUE(compile::ContainsEpContextNode(out));
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"m.onnx"});
+}
+
 class CompileProcess : public ::testing::Test {
  protected:
   compile::ChildResult Run(const std::vector<std::string>& extra, std::chrono::milliseconds timeout) {
-    std::vector<std::string> argv = {
-        MODELKIT_BINARY, "compile", "-m", kModel.string(), "-o", (dir_.path() / "m.onnx").string(), "--ep", "simnpu"};
+    std::vector<std::string> argv = {MODELKIT_BINARY, "compile", "-m",
+                                     kModel.string(), "-o",      (dir_.path() / "m.onnx").string(),
+                                     "--ep",          "simnpu",  compile::kInProcessFlag};
     argv.insert(argv.end(), extra.begin(), extra.end());
     unsetenv("MODELKIT_EP_CATALOG");  // the child finds the simulated NPU in the build's default catalog
     return compile::RunChildWithTimeout(argv, timeout);

@@ -7,7 +7,8 @@
 namespace modelkit {
 
 // Throws UsageError unless `path` may be written as an output file: it does not exist, or it is a regular file and
-// `overwrite` is set. Commands call it before long work, so that a bad -o is refused before the run.
+// `overwrite` is set, and no existing path above it is a file. Commands call it before long work, so that a bad -o is
+// refused before the run.
 void CheckOutputFile(const std::filesystem::path& path, bool overwrite);
 
 // Writes `content` to `path` atomically, creating parent directories. With `overwrite` false an existing file

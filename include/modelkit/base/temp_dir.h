@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace modelkit {
 
@@ -31,6 +32,25 @@ class ScopedTempDir {
   void Remove() noexcept;
 
   std::filesystem::path path_;
+};
+
+// The folders missing on the way to `dir`, made now and removed again (deepest first, each only while it is empty)
+// when the owner goes away without Keep(): a command that fails leaves no empty folder where its output was to go.
+class MadeFolders {
+ public:
+  // Makes `dir` and its missing parents. Throws RuntimeError naming the folder when it cannot.
+  explicit MadeFolders(const std::filesystem::path& dir);
+  ~MadeFolders();
+  MadeFolders(const MadeFolders&) = delete;
+  MadeFolders& operator=(const MadeFolders&) = delete;
+
+  // The output is complete: the folders stay.
+  void Keep() { made_.clear(); }
+
+ private:
+  void RemoveMade() noexcept;
+
+  std::vector<std::filesystem::path> made_;  // outermost first
 };
 
 // Removes the folders in `dir` named `prefix` followed by a process id (then anything) whose process no longer runs:

@@ -32,6 +32,9 @@ struct EpContextCompileResult {
 // message) when compilation fails or compiles nothing. Nothing is left behind on failure.
 EpContextCompileResult CompileToEpContext(const EpContextCompileOptions& options);
 
+// The UsageErrors of CompileToEpContext that need no ORT (source, EP, output), for a caller that compiles elsewhere.
+void CheckEpContextCompileRequest(const EpContextCompileOptions& options);
+
 // Removes staging folders in `dir` left by compile processes that no longer run (killed mid-compile).
 void RemoveAbandonedCompileFolders(const std::filesystem::path& dir);
 

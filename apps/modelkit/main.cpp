@@ -3,15 +3,19 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "commands.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/huge_pages.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
 #include "version.h"
 
@@ -31,6 +35,16 @@ int CheckedOutput(int code) {
   if (!failed || code != 0) return code;
   const std::string reason = errno != 0 ? std::strerror(errno) : "write error";
   return PrintError("cannot write the output to standard output: " + reason, modelkit::ExitCode::kRuntimeFailure);
+}
+
+// "permission denied: '/path'" (with the operation) instead of the library's "filesystem error: ...[/path]".
+std::string DescribeFilesystemError(const std::filesystem::filesystem_error& e) {
+  std::string reason = e.code().message();
+  if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+  std::string message = reason;
+  if (!e.path1().empty()) message += ": '" + e.path1().string() + "'";
+  if (!e.path2().empty()) message += " (and '" + e.path2().string() + "')";
+  return message;
 }
 
 }  // namespace
@@ -82,7 +96,14 @@ int main(int argc, char** argv) {
   } catch (const modelkit::Error& e) {
     return PrintError(e.what(), e.code());
   } catch (const Ort::Exception& e) {
-    return PrintError(std::string("ONNX Runtime: ") + e.what(), modelkit::ExitCode::kRuntimeFailure);
+    return PrintError("ONNX Runtime: " + modelkit::ort::CleanOrtMessage(e.what()), modelkit::ExitCode::kRuntimeFailure);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return PrintError(DescribeFilesystemError(e), modelkit::ExitCode::kRuntimeFailure);
+  } catch (const std::bad_alloc&) {
+    return PrintError(
+        "out of memory: this run needs more memory than the machine could give; try a smaller model, "
+        "batch, prompt or context",
+        modelkit::ExitCode::kRuntimeFailure);
   } catch (const std::exception& e) {
     return PrintError(std::string("unexpected failure: ") + e.what(), modelkit::ExitCode::kRuntimeFailure);
   }

@@ -17,12 +17,18 @@ namespace modelkit::ort {
 [[noreturn]] void ThrowOrtError(const Ort::Status& status, ExitCode code, std::string_view context);
 
 // The exit code of a model that ORT failed to load: kInvalidModel when the model is at fault (invalid protobuf,
-// graph or argument; no model), kUsage for a missing file, kRuntimeFailure otherwise.
+// graph or argument; no model; an operator without a kernel; an IR version, opset or external data ORT refuses),
+// kUsage for a missing file, kRuntimeFailure otherwise (e.g. an EP that fails to initialise).
 ExitCode LoadFailureExitCode(const Ort::Exception& error);
 
 // ORT's message shortened to what a user needs to know why something cannot run: the first line, without ORT's
 // source-location prefix ("/onnxruntime_src/...cc:123 func [ONNXRuntimeError] : 1 : FAIL : "). For recording a
 // reason (e.g. why an EP is unusable) instead of throwing.
 std::string OrtErrorReason(const Ort::Exception& error);
+
+// The same for any ORT message: its first line without the error-code tag and without ORT's source locations and
+// function signatures (e.g. "/onnxruntime_src/onnxruntime/core/graph/model.cc:187 onnxruntime::Model::Model(...)"),
+// which mean nothing to a user. ThrowOrtError applies it.
+std::string CleanOrtMessage(std::string_view message);
 
 }  // namespace modelkit::ort

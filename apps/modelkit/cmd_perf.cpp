@@ -21,6 +21,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The flags that shape a genai run only, as typed; a single ONNX model has no prompt to feed or tokens to generate.
+std::vector<std::string> GenaiOnlyFlags(const CLI::App& command) {
+  std::vector<std::string> given;
+  for (const char* flag : {"--prompt", "--prompt-file", "--apply-template", "--no-apply-template", "--max-new-tokens",
+                           "--ignore-eos", "--compile", "--compile-timeout"}) {
+    if (command.count(flag) > 0) given.push_back(flag);
+  }
+  return given;
+}
+
 }  // namespace
 
 // "onnx" or "genai" from --runtime and -m (auto: genai iff -m is a directory with genai_config.json).
@@ -40,6 +50,13 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   options.onnx.batch_size_given = command.count("--batch-size") > 0;
   if (command.count("--duration") > 0) options.onnx.duration_s = options.duration;
   if (ResolveRuntime(options.runtime, options.model) == "genai") return RunGenaiPerf(options, command);
+  std::error_code ec;
+  const bool model_is_a_file = fs::is_regular_file(options.model, ec);  // else its error comes first, and alone
+  if (const std::vector<std::string> ignored = GenaiOnlyFlags(command);
+      !ignored.empty() && model_is_a_file && options.quiet == 0) {
+    std::cerr << "warning: the following options apply to genai bundles and are ignored for the ONNX model '"
+              << options.model << "': " << Join(ignored, ", ") << "\n";
+  }
   if (options.device) options.onnx.device = *options.device;
   if (options.iterations) options.onnx.iterations = *options.iterations;
   if (options.warmup) options.onnx.warmup = *options.warmup;

@@ -353,7 +353,9 @@ std::vector<HostTensor> LoadNpzInputs(const fs::path& path, const std::vector<Te
   for (const TensorSpec& input : inputs) {
     for (HostTensor& array : arrays) {
       if (array.name != input.name) continue;
-      if (input.shape_known) {
+      // ORT reports no dimensions both for a scalar and for an input whose shape the model leaves out: such an input
+      // takes any array (ORT checks a scalar when it runs).
+      if (input.shape_known && !input.dims.empty()) {
         bool fits = array.shape.size() == input.dims.size();
         for (size_t d = 0; fits && d < input.dims.size(); ++d) {
           fits = !input.dims[d].value || *input.dims[d].value < 0 || *input.dims[d].value == array.shape[d];

@@ -3,9 +3,13 @@
 #include <onnxruntime_cxx_api.h>
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/host_info.h"
 #include "modelkit/device/session_ep.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/process_memory.h"
@@ -62,6 +66,88 @@ TensorSpec SpecOf(const std::string& name, const Ort::TypeInfo& type_info) {
   return spec;
 }
 
+// The harness makes (and reads from .npz) tensors of the element types in report::ElementType only. Anything else is
+// refused before inputs are made, naming the input; fed a tensor, ORT would say "expected to be of type: 3".
+void CheckFeedableInputs(Ort::Session& session, const std::vector<TensorSpec>& specs, const fs::path& model) {
+  const std::string harness =
+      "modelkit perf feeds numeric, bool and string tensors only (made up, or read from "
+      "--input-data), so this model cannot be benchmarked as it is";
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const Ort::TypeInfo info = session.GetInputTypeInfo(i);
+    const ONNXType kind = info.GetONNXType();
+    const std::string where = "'" + model.string() + "': input '" + specs[i].name + "'";
+    if (kind != ONNX_TYPE_TENSOR) {
+      const char* name = kind == ONNX_TYPE_SEQUENCE       ? "sequence"
+                         : kind == ONNX_TYPE_MAP          ? "map"
+                         : kind == ONNX_TYPE_OPTIONAL     ? "optional"
+                         : kind == ONNX_TYPE_SPARSETENSOR ? "sparse tensor"
+                                                          : "non-tensor value";
+      throw Error(ExitCode::kInvalidModel, where + " is a " + name + ", not a tensor; " + harness);
+    }
+    const int type = static_cast<int>(info.GetTensorTypeAndShapeInfo().GetElementType());
+    if (specs[i].type != ElementType::kString && ElementSize(specs[i].type) == 0) {
+      static const std::map<int, const char*> kOtherTypes = {
+          {14, "complex64"},      {15, "complex128"}, {17, "float8e4m3fn"}, {18, "float8e4m3fnuz"}, {19, "float8e5m2"},
+          {20, "float8e5m2fnuz"}, {21, "uint4"},      {22, "int4"},         {23, "float4e2m1"}};
+      const auto found = kOtherTypes.find(type);
+      throw Error(ExitCode::kInvalidModel,
+                  where + " has element type " +
+                      (found != kOtherTypes.end() ? found->second : "number " + std::to_string(type)) + "; " + harness);
+    }
+  }
+}
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max() : a + b;
+}
+
+std::string Size(uint64_t bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 6) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[48];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+uint64_t MemoryBudgetBytes() {
+  const uint64_t total_mb = MemoryTotalMb();
+  return total_mb == 0 ? std::numeric_limits<uint64_t>::max() : total_mb << 20;
+}
+
+// Bytes the synthetic input of `spec` with `shape` takes (strings counted at 32 bytes each), saturating; refuses an
+// input that alone exceeds this machine's memory, naming it and its size, instead of failing in the allocator.
+uint64_t CheckInputFits(const TensorSpec& spec, const std::vector<int64_t>& shape) {
+  uint64_t bytes = spec.type == ElementType::kString ? 32 : ElementSize(spec.type);
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      throw UsageError("input '" + spec.name + "' would get a negative dimension (" + std::to_string(dim) +
+                       "); give its shape with --shape-config");
+    const uint64_t size = static_cast<uint64_t>(dim);
+    bytes = size != 0 && bytes > std::numeric_limits<uint64_t>::max() / size ? std::numeric_limits<uint64_t>::max()
+                                                                             : bytes * size;
+  }
+  if (bytes > MemoryBudgetBytes()) {
+    std::string dims;
+    for (int64_t dim : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
+    throw UsageError("input '" + spec.name + "' of shape [" + dims + "] (" + std::string(ElementTypeName(spec.type)) +
+                     ") needs " + Size(bytes) + ", more than this machine's memory (" + Size(MemoryBudgetBytes()) +
+                     "); make it smaller with --batch-size or --shape-config");
+  }
+  return bytes;
+}
+
+void CheckInputsFit(uint64_t total_bytes) {
+  if (total_bytes > MemoryBudgetBytes()) {
+    throw UsageError("the inputs together need " + Size(total_bytes) + ", more than this machine's memory (" +
+                     Size(MemoryBudgetBytes()) + "); make them smaller with --batch-size or --shape-config");
+  }
+}
+
 Ort::Value ToOrtValue(HostTensor& tensor, const Ort::MemoryInfo& memory) {
   if (tensor.type == ElementType::kString) {
     Ort::AllocatorWithDefaultOptions allocator;
@@ -90,17 +176,18 @@ std::vector<HostTensor> MakeInputs(const OnnxPerfOptions& options, const std::ve
     if (json.is_discarded())
       throw UsageError("shape config '" + options.shape_config->string() + "' is not valid JSON");
     config = ParseShapeConfig(json, options.shape_config->string());
+    CheckShapeConfigNames(config, specs, options.shape_config->string());
   }
+  std::vector<std::vector<int64_t>> shapes;
+  uint64_t total_bytes = 0;
+  for (const TensorSpec& spec : specs) {
+    shapes.push_back(ResolveShape(spec, config, options.batch_size));
+    total_bytes = SaturatingAdd(total_bytes, CheckInputFits(spec, shapes.back()));
+  }
+  CheckInputsFit(total_bytes);
   std::vector<HostTensor> inputs;
   uint64_t seed = 1;
-  for (const TensorSpec& spec : specs) {
-    TensorSpec usable = spec;
-    if (usable.type == ElementType::kUndefined) {
-      warnings.push_back("input '" + spec.name + "' has an unsupported type; feeding float32");
-      usable.type = ElementType::kFloat;
-    }
-    inputs.push_back(MakeSyntheticTensor(usable, ResolveShape(usable, config, options.batch_size), seed++));
-  }
+  for (size_t i = 0; i < specs.size(); ++i) inputs.push_back(MakeSyntheticTensor(specs[i], shapes[i], seed++));
   return inputs;
 }
 
@@ -142,6 +229,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
         SpecOf(session->GetOutputNameAllocated(i, allocator).get(), session->GetOutputTypeInfo(i)));
   }
 
+  CheckFeedableInputs(*session, result.inputs, options.model);
   // Inputs are made and bound once, outside all timing.
   std::vector<HostTensor> fed = MakeInputs(options, result.inputs, result.warnings);
   for (const HostTensor& tensor : fed) result.fed_shapes.push_back(tensor.shape);

@@ -1,5 +1,7 @@
 #include "modelkit/perf/shape_config.h"
 
+#include <algorithm>
+
 #include "modelkit/base/error.h"
 
 namespace modelkit::perf {
@@ -25,6 +27,31 @@ ShapeConfig ParseShapeConfig(const nlohmann::json& json, std::string_view origin
     }
   }
   return config;
+}
+
+void CheckShapeConfigNames(const ShapeConfig& config, const std::vector<TensorSpec>& inputs, std::string_view origin) {
+  const auto is_input = [&](const std::string& name) {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const TensorSpec& spec) { return spec.name == name; });
+  };
+  const auto is_dim_name = [&](const std::string& name) {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const TensorSpec& spec) {
+      return std::any_of(spec.dims.begin(), spec.dims.end(), [&](const Dim& dim) { return dim.param == name; });
+    });
+  };
+  std::string input_names;
+  for (const TensorSpec& spec : inputs) input_names += (input_names.empty() ? "" : ", ") + spec.name;
+  for (const auto& [name, shape] : config.input_shapes) {
+    if (!is_input(name)) {
+      throw UsageError(std::string(origin) + ": $." + name + ": the model has no input '" + name +
+                       "' (its inputs: " + input_names + ")");
+    }
+  }
+  for (const auto& [name, value] : config.dim_values) {
+    if (!is_dim_name(name)) {
+      throw UsageError(std::string(origin) + ": $." + name + ": no input of the model has a dimension named '" + name +
+                       "' (give a list to set an input's whole shape)");
+    }
+  }
 }
 
 std::vector<int64_t> ResolveShape(const TensorSpec& spec, const ShapeConfig& config, int64_t batch_size) {

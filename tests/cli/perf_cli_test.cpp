@@ -120,6 +120,19 @@ TEST(PerfCli, TextReportAndDefaults) {
   EXPECT_EQ(report.at("model_info").at("fed_input_shapes").at(0), json::array({1, 3, 224, 224}));
 }
 
+// Flags that only shape a genai run are named once when they meet a single ONNX model, and change nothing.
+TEST(PerfCli, GenaiOnlyFlagsAreNamedForAnOnnxModel) {
+  test::TempDir dir;
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "2", "--warmup", "0", "-o",
+                         (dir.path() / "r.json").string(), "--max-new-tokens", "4", "--prompt", "hi"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(result.stderr_text,
+            "warning: the following options apply to genai bundles and are ignored for the ONNX "
+            "model '" +
+                (kOcrDir / "cls.onnx").string() + "': --prompt, --max-new-tokens\n");
+}
+
 // modelkit restarts itself with glibc's malloc asking for huge pages where the kernel gives them only on request
 // ("madvise") and glibc has the tunable; MODELKIT_HUGE_PAGES=0 keeps it from doing so. The report says which.
 TEST(PerfCli, RestartsWithHugePageMallocUnlessOptedOut) {

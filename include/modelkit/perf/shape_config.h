@@ -32,6 +32,10 @@ struct ShapeConfig {
 // non-positive value, or a scalar is not a positive integer.
 ShapeConfig ParseShapeConfig(const nlohmann::json& json, std::string_view origin);
 
+// Throws UsageError naming `origin` and the key when a list names no input of the model or a scalar names no
+// dimension of any input: a typo would otherwise be ignored and the run would measure other shapes than asked.
+void CheckShapeConfigNames(const ShapeConfig& config, const std::vector<TensorSpec>& inputs, std::string_view origin);
+
 // Concrete shape for a synthetic input: the input's full-shape override wins; an unknown shape becomes
 // [batch]; each dynamic dimension takes its dim_param override, else batch_size for dim 0, else the positional
 // default (dim 1: 128, dims 2 and 3: 224), else 128.

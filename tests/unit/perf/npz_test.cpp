@@ -288,6 +288,18 @@ TEST_F(NpzTest, UnknownShapeAndDynamicDimsAcceptAnySize) {
   EXPECT_EQ(Values<double>(tensors[2]), (std::vector<double>{0.5, 0.25, -1.0}));
 }
 
+// ORT reports no dimensions for an input whose shape the model leaves out (as for a scalar): any array goes.
+TEST_F(NpzTest, NoDeclaredDimensionsAcceptAnyArray) {
+  const std::vector<TensorSpec> inputs = {Spec("input_ids", ElementType::kInt64, {}),
+                                          Spec("attention_mask", ElementType::kInt64, {}),
+                                          Spec("pixels", ElementType::kDouble, {})};
+  std::vector<std::string> warnings;
+  const std::vector<HostTensor> tensors = LoadNpzInputs(File("inputs.npz"), inputs, warnings);
+  ASSERT_EQ(tensors.size(), 3u);
+  EXPECT_EQ(tensors[1].shape, (std::vector<int64_t>{1, 4}));
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST_F(NpzTest, MissingAndUnexpectedKeysListed) {
   std::vector<std::string> warnings;
   const std::vector<TensorSpec> missing = {

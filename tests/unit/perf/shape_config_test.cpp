@@ -81,6 +81,23 @@ TEST(ShapeConfig, EmptyObjectIsEmptyConfig) {
   EXPECT_TRUE(config.dim_values.empty());
 }
 
+TEST(ShapeConfig, NamesThatMatchNoInputOrDimensionAreRefused) {
+  const std::vector<TensorSpec> inputs = {Spec("x", {Dynamic("batch"), Fixed(3)}), Spec("y", {Dynamic("seq")})};
+  const auto error_of = [&](const std::string& text) -> std::string {
+    try {
+      CheckShapeConfigNames(ParseShapeConfig(nlohmann::json::parse(text), "s.json"), inputs, "s.json");
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ExitCode::kUsage);
+      return error.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of(R"({"x": [1, 3], "batch": 2, "seq": 5})"), "");
+  EXPECT_EQ(error_of(R"({"z": [1, 3]})"), "s.json: $.z: the model has no input 'z' (its inputs: x, y)");
+  EXPECT_THAT(error_of(R"({"bacth": 2})"), HasSubstr("no input of the model has a dimension named 'bacth'"));
+  EXPECT_THAT(error_of(R"({"x": 2})"), HasSubstr("$.x: no input of the model has a dimension named 'x'"));
+}
+
 TEST(TensorSpecResolve, FullShapeOverrideWins) {
   ShapeConfig config;
   config.input_shapes["x"] = {5, 6, 7};

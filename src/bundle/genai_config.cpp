@@ -70,6 +70,7 @@ Json ReadGenaiConfig(const fs::path& bundle_dir) {
   if (!config.is_object() || !config.contains("model") || !config.at("model").is_object()) {
     throw Error(ExitCode::kInvalidModel, file.string() + ": $.model: expected an object");
   }
+  VisitStages<const Json&>(config, [](const std::string&, const Json&) {});  // stage names, before any use
   return config;
 }
 

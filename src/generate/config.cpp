@@ -312,6 +312,9 @@ std::string LayerName(const std::string& format, int64_t layer) {
   return name;
 }
 
+// Far beyond any real model's layers, heads or head size; a larger value is a typo that would size buffers.
+constexpr int64_t kMaxModelDimension = 1 << 20;
+
 GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& bundle_dir, const std::string& source) {
   if (!document.is_object()) throw Error(ExitCode::kInvalidModel, source + ": the document must be a JSON object");
   const Reader root(document, "$", source);
@@ -335,10 +338,16 @@ GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& 
     config.eos_token_ids = {*config.pad_token_id};
   }
   const auto vocab = model.Int("vocab_size");
-  if (!vocab || *vocab <= 0) model.Fail("vocab_size", "is required and must be > 0 (the logits width)");
+  // Token ids and positions are int32 in ONNX Runtime GenAI's and in many models' inputs: larger values are typos.
+  constexpr int64_t kMaxInt32 = 2147483647;
+  if (!vocab || *vocab <= 0 || *vocab > kMaxInt32) {
+    model.Fail("vocab_size", "is required and must be in 1..2147483647 (the logits width)");
+  }
   config.vocab_size = *vocab;
   const auto context = model.Int("context_length");
-  if (!context || *context <= 0) model.Fail("context_length", "is required and must be > 0");
+  if (!context || *context <= 0 || *context > kMaxInt32) {
+    model.Fail("context_length", "is required and must be in 1..2147483647");
+  }
   config.context_length = *context;
   config.tokenizer_dir = bundle_dir;
   if (const auto dir = model.String("tokenizer_dir")) {
@@ -359,7 +368,12 @@ GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& 
   dec.num_hidden_layers = decoder.Int("num_hidden_layers").value_or(0);
   dec.head_size = decoder.Int("head_size").value_or(0);
   for (const char* key : {"num_key_value_heads", "num_hidden_layers", "head_size"}) {
-    if (decoder.Int(key).value_or(0) <= 0) decoder.Fail(key, "is required and must be > 0");
+    const int64_t value = decoder.Int(key).value_or(0);
+    if (value <= 0 || value > kMaxModelDimension) decoder.Fail(key, "is required and must be in 1..1048576");
+  }
+  for (const char* key : {"hidden_size", "num_attention_heads"}) {
+    const int64_t value = decoder.Int(key).value_or(0);
+    if (value < 0 || value > kMaxModelDimension) decoder.Fail(key, "must be in 0..1048576");
   }
   ParseNames(decoder, dec.names);
   if (config.IsPipeline()) {

@@ -75,6 +75,7 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   } else {
     model->CheckFlatInputs();
   }
+  model->CheckLayerCount();
 
   model->load_timings_.total_ns = NanosSince(start);
   return model;
@@ -112,6 +113,7 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
         if (!shape.empty() && shape.size() != 4) {
           throw Error(ExitCode::kInvalidModel, where + ": KV input '" + name + "' is not 4-D");
         }
+        if (shape.size() == 4) CheckKvShape(shape, name, where);
         if (shape.size() == 4 && shape[2] > 0) fixed_kv_length_ = shape[2];
         has_kv_ = true;
       }
@@ -150,6 +152,55 @@ void Model::CheckFlatInputs() const {
     throw Error(ExitCode::kInvalidModel,
                 where + ": has no output '" + config_.decoder.names.logits + "' (model.decoder.outputs.logits)");
   }
+}
+
+void Model::CheckKvShape(const std::vector<int64_t>& shape, const std::string& input, const std::string& where) const {
+  // KV buffers are [batch, num_key_value_heads, length, head_size], sized from genai_config.json; a model whose fixed
+  // dimensions say otherwise would fail on its first Run with ORT's "invalid dimensions" and no hint of the cause.
+  const DecoderConfig& decoder = config_.decoder;
+  const auto check = [&](int64_t model_value, int64_t config_value, const char* field) {
+    if (model_value > 0 && model_value != config_value) {
+      throw Error(ExitCode::kInvalidModel, config_.bundle_dir.string() + "/genai_config.json: model.decoder." + field +
+                                               " is " + std::to_string(config_value) + " but " + where +
+                                               " declares KV input '" + input + "' with " +
+                                               std::to_string(model_value) + "; set it to the model's value");
+    }
+  };
+  check(shape[1], decoder.num_key_value_heads, "num_key_value_heads");
+  check(shape[3], decoder.head_size, "head_size");
+}
+
+void Model::CheckLayerCount() const {
+  // The KV cache is sized from num_hidden_layers: every layer's past must be an input of some session and its present
+  // an output, and no session may take a past for a layer beyond it (a wrong count fails here, not in Run).
+  std::set<std::string> inputs;
+  std::set<std::string> outputs;
+  for (const LoadedStage& stage : stages_) {
+    inputs.insert(stage.session_inputs.begin(), stage.session_inputs.end());
+    outputs.insert(stage.session_outputs.begin(), stage.session_outputs.end());
+  }
+  const DecoderConfig& decoder = config_.decoder;
+  int64_t layers_in_model = 0;
+  while (inputs.count(LayerName(decoder.names.past_key_names, layers_in_model))) ++layers_in_model;
+  const auto mismatch = [&](const std::string& missing) {
+    return Error(ExitCode::kInvalidModel, config_.bundle_dir.string() +
+                                              "/genai_config.json: model.decoder.num_hidden_layers is " +
+                                              std::to_string(decoder.num_hidden_layers) + " but the model has " +
+                                              std::to_string(layers_in_model) + " layers of KV cache (" + missing +
+                                              "); set it to the model's layer count");
+  };
+  for (int64_t layer = 0; layer < decoder.num_hidden_layers; ++layer) {
+    for (const std::string& past :
+         {LayerName(decoder.names.past_key_names, layer), LayerName(decoder.names.past_value_names, layer)}) {
+      if (!inputs.count(past)) throw mismatch("no input '" + past + "'");
+    }
+    for (const std::string& present :
+         {LayerName(decoder.names.present_key_names, layer), LayerName(decoder.names.present_value_names, layer)}) {
+      if (!outputs.count(present)) throw mismatch("no output '" + present + "'");
+    }
+  }
+  const std::string beyond = LayerName(decoder.names.past_key_names, decoder.num_hidden_layers);
+  if (inputs.count(beyond)) throw mismatch("an input '" + beyond + "' beyond the last layer");
 }
 
 void Model::CheckPipelineWiring() const {

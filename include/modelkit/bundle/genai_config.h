@@ -19,7 +19,8 @@ using Json = nlohmann::ordered_json;
 void RequireBundleDirectory(const std::filesystem::path& bundle_dir, std::string_view flag_context);
 
 // Reads <bundle>/genai_config.json. Throws UsageError when the bundle directory or the file is missing, and
-// Error(kInvalidModel) naming the file (and JSON path) when it is not valid JSON or has no "model" object.
+// Error(kInvalidModel) naming the file (and JSON path) when it is not valid JSON, has no "model" object or names a
+// pipeline stage with a name that is not plain (see ForEachPipelineStage).
 Json ReadGenaiConfig(const std::filesystem::path& bundle_dir);
 
 // Calls `visit(stage_name, stage)` for every object-valued pipeline stage of model.decoder.pipeline, in order.

@@ -60,6 +60,8 @@ class Model {
   void LoadSessions(const device::EpCatalog& catalog);
   void CheckFlatInputs() const;
   void CheckPipelineWiring() const;
+  void CheckLayerCount() const;
+  void CheckKvShape(const std::vector<int64_t>& shape, const std::string& input, const std::string& where) const;
 
   GenaiConfig config_;
   std::vector<LoadedStage> stages_;

@@ -44,6 +44,10 @@ int RunChat(const TokenizeOptions& options, const std::string& directory) {
     throw UsageError("--chat file '" + options.chat + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
   }
   if (messages.is_object() && messages.contains("messages")) messages = messages["messages"];
+  if (!messages.is_array() || messages.empty()) {
+    throw UsageError("--chat file '" + options.chat + "' must hold a non-empty JSON array of {\"role\", \"content\"} " +
+                     "messages");
+  }
   const std::string prompt = chat.Render(messages, options.add_generation_prompt);
   if (options.format == "json") {
     const tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::Load(directory);

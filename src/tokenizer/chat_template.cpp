@@ -2,6 +2,7 @@
 #include "modelkit/tokenizer/chat_template.h"
 
 #include <minja/minja.hpp>
+#include <regex>
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
@@ -28,13 +29,16 @@ std::string TokenText(const nlohmann::ordered_json& config, const char* key) {
   return "";
 }
 
-// minja prefixes parse errors with its own context on several lines; keep the error on one line.
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
+// minja's error is "what at row R, column C:" followed by lines quoting the template with a caret under the spot
+// (repeated for each enclosing node); the first line says it all. Errors of the C++ library a template provokes
+// are put in the template's terms.
+std::string TemplateErrorText(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == ' ' || line.back() == ':')) line.pop_back();
+  static const std::regex kRangeCheck(
+      R"(vector::_M_range_check: __n \(which is (\d+)\) >= this->size\(\) \(which is (\d+)\))");
+  line = std::regex_replace(line, kRangeCheck, "index $1 is out of range (the list has $2 items)");
+  return line;
 }
 
 // Bounds on rendering one chat template (see Render); documented in docs/tokenizers.md.
@@ -54,8 +58,8 @@ ChatTemplate ChatTemplate::Load(const std::filesystem::path& directory) {
     try {
       config = nlohmann::ordered_json::parse(ReadTextFile(config_path, "tokenizer config file"));
     } catch (const nlohmann::json::parse_error& e) {
-      throw Error(ExitCode::kInvalidModel,
-                  "invalid tokenizer file " + config_path.string() + ": malformed JSON (" + OneLine(e.what()) + ")");
+      throw Error(ExitCode::kInvalidModel, "invalid tokenizer file " + config_path.string() + ": malformed JSON (" +
+                                               std::string(e.what()) + ")");
     }
   }
   const std::filesystem::path jinja_path = directory / "chat_template.jinja";
@@ -85,14 +89,26 @@ ChatTemplate::ChatTemplate(const std::string& source, const std::string& bos_tok
   impl->where = where;
   impl->bos_token = bos_token;
   impl->eos_token = eos_token;
-  try {
-    // Hugging Face renders with trim_blocks and lstrip_blocks. minja's own chat_template wrapper is not used: it
-    // probes the template with tool-call examples (printing to stderr) and rewrites messages (polyfills).
-    impl->root = minja::Parser::parse(
-        source, minja::Options{.trim_blocks = true, .lstrip_blocks = true, .keep_trailing_newline = false});
-  } catch (const std::exception& e) {
-    throw Error(ExitCode::kInvalidModel, "chat template in " + where + " does not parse: " + OneLine(e.what()));
+  // Hugging Face renders with trim_blocks and lstrip_blocks. minja's own chat_template wrapper is not used: it
+  // probes the template with tool-call examples (printing to stderr) and rewrites messages (polyfills).
+  const minja::Options options{.trim_blocks = true, .lstrip_blocks = true, .keep_trailing_newline = false};
+  // Parsing is work whose cost the template chooses too (deep nesting parses in quadratic time and recurses): it is
+  // tried in a child within kRenderLimits first, and done here only once it is known to end well.
+  const IsolatedResult tried = RunIsolated(
+      [&] {
+        minja::Parser::parse(source, options);
+        return std::string();
+      },
+      kRenderLimits);
+  if (tried.outcome == IsolatedOutcome::kThrew) {
+    throw Error(ExitCode::kInvalidModel,
+                "chat template in " + where + " does not parse: " + TemplateErrorText(tried.value));
   }
+  if (tried.outcome != IsolatedOutcome::kReturned) {
+    throw Error(ExitCode::kInvalidModel, "chat template in " + where + " cannot be parsed within the limits: " +
+                                             TemplateErrorText(DescribeIsolatedFailure(tried, kRenderLimits)));
+  }
+  impl->root = minja::Parser::parse(source, options);
   impl_ = std::move(impl);
 }
 
@@ -117,7 +133,7 @@ std::string ChatTemplate::Render(const nlohmann::ordered_json& messages, bool ad
       },
       kRenderLimits);
   if (result.outcome != IsolatedOutcome::kReturned) {
-    std::string reason = OneLine(DescribeIsolatedFailure(result, kRenderLimits));
+    std::string reason = TemplateErrorText(DescribeIsolatedFailure(result, kRenderLimits));
     // minja reports an allocation failure as "std::bad_alloc at row R, column C: ..."; say what it means.
     if (reason.rfind("std::bad_alloc", 0) == 0) {
       reason.replace(0, std::string("std::bad_alloc").size(),

@@ -71,6 +71,10 @@ void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
   spec.num_layers = flags.layers;
   spec.num_heads = flags.heads;
   spec.num_kv_heads = flags.kv_heads > 0 ? flags.kv_heads : flags.heads;
+  if (flags.head_dim == 0 && flags.heads > 0 && flags.hidden_size % flags.heads != 0) {
+    throw UsageError("--hidden-size (" + std::to_string(flags.hidden_size) + ") is not a multiple of --heads (" +
+                     std::to_string(flags.heads) + "); give the head dimension with --head-dim");
+  }
   spec.head_dim = flags.head_dim > 0 ? flags.head_dim : (flags.heads > 0 ? flags.hidden_size / flags.heads : 0);
   spec.intermediate_size = flags.intermediate_size;
   spec.vocab_size = flags.vocab_size;
@@ -132,7 +136,8 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
   command->add_option("--intermediate-size", flags->intermediate_size, "MLP intermediate size (--random)");
   command->add_option("--vocab-size", flags->vocab_size, "Vocabulary size (--random; default: the tokenizer's)");
   command->add_option("--seed", o.seed, "Seed of the random weights")->capture_default_str();
-  command->add_option("--rope-theta", flags->rope_theta, "Rotary base (--random; default: 1e6 qwen3, 1e4 llama)");
+  command->add_option("--rope-theta", flags->rope_theta, "Rotary base (--random; default: 1e6 qwen3, 1e4 llama)")
+      ->check(FiniteNumber(0, kMaxRopeTheta, /*min_exclusive=*/true));
   command->add_option("--tokenizer", flags->tokenizer, "Directory of tokenizer files to copy into the bundle");
   command->add_option("--layout", flags->layout, "Bundle layout")
       ->transform(CLI::IsMember({"flat", "pipeline"}, CLI::ignore_case))

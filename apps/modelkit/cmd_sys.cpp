@@ -16,7 +16,7 @@ struct SysOptions {
 };
 
 int RunSys(const SysOptions& options) {
-  const device::Machine machine = options.ep_flags.LoadRealMachine();
+  const device::Machine machine = options.ep_flags.LoadRealMachine(EpLibraryFlags::BrokenLibraries::kListed);
   device::MachineReportSections sections;
   if (options.list_device || options.list_ep) {
     sections.devices = options.list_device;

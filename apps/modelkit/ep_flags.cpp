@@ -58,10 +58,22 @@ std::vector<std::string> EpLibraryFlags::ForwardedArgs() const {
   return args;
 }
 
-device::Machine EpLibraryFlags::LoadRealMachine() const {
+device::Machine EpLibraryFlags::LoadRealMachine(BrokenLibraries broken) const {
   const std::vector<device::PluginLibrary> plugins = Plugins();
   device::OrtDiscovery discovery(plugins);
-  return device::LoadMachine(discovery, plugins);
+  device::Machine machine = device::LoadMachine(discovery, plugins);
+  if (broken == BrokenLibraries::kListed) return machine;
+  for (const std::string& spec : ep_libraries) {
+    const device::PluginLibrary plugin = device::ParsePluginSpec(spec, "--ep-library");
+    for (const device::EpStatus& status : machine.inventory.eps) {
+      // OrtDiscovery words a library ONNX Runtime refused as "registering PATH failed: ...".
+      if (status.library == plugin.library && !status.usable && status.reason.rfind("registering ", 0) == 0) {
+        throw UsageError("--ep-library " + spec + ": " + status.reason +
+                         " (give the path of a plugin EP shared library)");
+      }
+    }
+  }
+  return machine;
 }
 
 // KEY=VALUE pairs; whitespace around both is stripped and the last value of a key wins.

@@ -18,8 +18,12 @@ struct EpLibraryFlags {
   std::string ep_catalog;                 // --ep-catalog FILE
 
   void Bind(CLI::App& command);
-  // Registers the plugins and discovers the real machine.
-  device::Machine LoadRealMachine() const;
+  // What to do with a library named by --ep-library that ONNX Runtime cannot register: a command that runs a model
+  // refuses it (the user asked for that EP); `sys` lists it as an unusable EP with the reason.
+  enum class BrokenLibraries { kRefused, kListed };
+  // Registers the plugins and discovers the real machine. Throws UsageError for a broken --ep-library when
+  // `broken` is kRefused.
+  device::Machine LoadRealMachine(BrokenLibraries broken = BrokenLibraries::kRefused) const;
   // The plugin libraries these flags, the environment and the default catalog declare (nothing registered).
   std::vector<device::PluginLibrary> Plugins() const;
   // These flags as arguments for a modelkit child process (the environment is inherited anyway).

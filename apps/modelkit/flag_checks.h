@@ -20,6 +20,7 @@ inline constexpr int kMaxWarmup = 100000;
 inline constexpr double kMaxDurationSeconds = 7 * 24 * 3600;  // a week
 inline constexpr int kMaxIntraOpThreads = 1024;
 inline constexpr double kMaxCompileTimeoutSeconds = 24 * 3600;
+inline constexpr double kMaxRopeTheta = 1e12;  // real models use 1e4..1e7
 
 // A finite number in [min, max] (or (min, max] when `min_exclusive`).
 CLI::Validator FiniteNumber(double min, double max, bool min_exclusive = false);

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "modelkit/base/error.h"
 #include "support/temp_dir.h"
 
 namespace modelkit {
@@ -91,6 +92,46 @@ TEST(ScopedTempDir, MissingParentIsNulloptWithErrno) {
   errno = 0;
   EXPECT_FALSE(ScopedTempDir::Create(parent.path() / "missing", "p-").has_value());
   EXPECT_EQ(errno, ENOENT);
+}
+
+TEST(MadeFolders, FoldersMadeForAnOutputGoAgainUnlessKept) {
+  test::TempDir root;
+  const fs::path deep = root.path() / "a" / "b" / "c";
+  {
+    MadeFolders made(deep);
+    EXPECT_TRUE(fs::is_directory(deep));
+  }
+  EXPECT_FALSE(fs::exists(root.path() / "a")) << "every folder it made is removed";
+  {
+    MadeFolders made(deep);
+    made.Keep();
+  }
+  EXPECT_TRUE(fs::is_directory(deep));
+}
+
+TEST(MadeFolders, FoldersThatExistedOrHoldFilesStay) {
+  test::TempDir root;
+  fs::create_directories(root.path() / "a");
+  {
+    MadeFolders made(root.path() / "a" / "b" / "c");
+    std::ofstream(root.path() / "a" / "b" / "kept.txt") << "x";
+  }
+  EXPECT_FALSE(fs::exists(root.path() / "a" / "b" / "c"));
+  EXPECT_TRUE(fs::exists(root.path() / "a" / "b" / "kept.txt")) << "a folder that is not empty stays";
+  { MadeFolders made(root.path() / "a"); }
+  EXPECT_TRUE(fs::is_directory(root.path() / "a")) << "it existed before";
+}
+
+TEST(MadeFolders, AFolderUnderAFileIsARuntimeErrorNamingIt) {
+  test::TempDir root;
+  std::ofstream(root.path() / "file") << "x";
+  try {
+    MadeFolders made(root.path() / "file" / "sub");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::kRuntimeFailure);
+    EXPECT_NE(std::string(error.what()).find((root.path() / "file" / "sub").string()), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -10,9 +10,10 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark, PCRE2,
 # utf8proc and simdjson for the tokenizer), what the test fixtures are made with (Debian's python3 with onnx and
 # numpy), the tokenizer tests' text (unicode-data's NormalizationTest.txt.bz2 read with bzcat, wamerican's word
-# list) and the ONNX conformance test data (libonnx-testdata, also run through the simulated NPU).
+# list), the ONNX conformance test data (libonnx-testdata, also run through the simulated NPU) and clang with its
+# libFuzzer and sanitizer runtimes for the fuzz preset (scripts/fuzz.sh).
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format
+  build-essential cmake ninja-build pkg-config clang-format clang-14 libclang-rt-14-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev zipcmp zipmerge ziptool libxxhash-dev

@@ -268,7 +268,8 @@ bool ReadExactly(zip_file_t* file, size_t bytes, std::vector<std::byte>& out) {
 // Inflates one array, checking its header before its data: the data is inflated only when the header's shape and
 // dtype account for exactly the member's size and that size fits in `budget` bytes (what is left of this machine's
 // memory), so a zip bomb or a lying header costs a header's read, not the machine's memory.
-HostTensor ReadArray(zip_t* archive, const NpzEntry& entry, size_t& budget, const std::string& where) {
+HostTensor ReadArray(zip_t* archive, const NpzEntry& entry, size_t& budget, const std::string& where,
+                     const std::function<void(const HostTensor&)>& check_header) {
   const std::string context = "--input-data '" + where + "'";
   std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, entry.index, 0), &zip_fclose);
   const auto corrupt = [&]() -> HostTensor {
@@ -297,6 +298,7 @@ HostTensor ReadArray(zip_t* archive, const NpzEntry& entry, size_t& budget, cons
                      " MiB, more than this machine's memory can hold (" + std::to_string(budget >> 20) +
                      " MiB left for arrays)");
   }
+  if (check_header) check_header(header.tensor);
   budget -= header.data_bytes;
   blob.erase(blob.begin(), blob.begin() + static_cast<std::ptrdiff_t>(header.data_offset));
   if (!ReadExactly(file.get(), header.data_bytes - blob.size(), blob)) return corrupt();
@@ -312,12 +314,13 @@ size_t ArrayBudget() {
 
 }  // namespace
 
-std::vector<HostTensor> ReadNpz(const fs::path& path, size_t max_bytes) {
+std::vector<HostTensor> ReadNpz(const fs::path& path, size_t max_bytes,
+                                const std::function<void(const HostTensor&)>& check_header) {
   const ZipArchive archive = OpenNpz(path);
   size_t budget = max_bytes > 0 ? max_bytes : ArrayBudget();
   std::vector<HostTensor> tensors;
   for (const NpzEntry& entry : ListEntries(archive.get(), path.string())) {
-    tensors.push_back(ReadArray(archive.get(), entry, budget, path.string()));
+    tensors.push_back(ReadArray(archive.get(), entry, budget, path.string(), check_header));
   }
   return tensors;
 }
@@ -348,25 +351,30 @@ std::vector<HostTensor> LoadNpzInputs(const fs::path& path, const std::vector<Te
     if (!unexpected.empty()) message += "; unexpected: " + Join(unexpected, ", ");
     throw UsageError(message + " (keys must equal input names exactly)");
   }
-  std::vector<HostTensor> arrays = ReadNpz(path);
+  // Shapes are checked from each array's header, before its data is inflated.
+  const auto check_shape = [&](const HostTensor& array) {
+    for (const TensorSpec& input : inputs) {
+      if (input.name != array.name) continue;
+      // ORT reports no dimensions both for a scalar and for an input whose shape the model leaves out: such an input
+      // takes any array (ORT checks a scalar when it runs).
+      if (!input.shape_known || input.dims.empty()) return;
+      bool fits = array.shape.size() == input.dims.size();
+      for (size_t d = 0; fits && d < input.dims.size(); ++d) {
+        fits = !input.dims[d].value || *input.dims[d].value < 0 || *input.dims[d].value == array.shape[d];
+      }
+      if (!fits) {
+        std::string got = "[";
+        for (size_t d = 0; d < array.shape.size(); ++d) got += (d ? ", " : "") + std::to_string(array.shape[d]);
+        throw UsageError("--input-data '" + path.string() + "': array '" + array.name + "' has shape " + got +
+                         "], the model expects " + DescribeShape(input));
+      }
+    }
+  };
+  std::vector<HostTensor> arrays = ReadNpz(path, 0, check_shape);
   std::vector<HostTensor> ordered;
   for (const TensorSpec& input : inputs) {
     for (HostTensor& array : arrays) {
       if (array.name != input.name) continue;
-      // ORT reports no dimensions both for a scalar and for an input whose shape the model leaves out: such an input
-      // takes any array (ORT checks a scalar when it runs).
-      if (input.shape_known && !input.dims.empty()) {
-        bool fits = array.shape.size() == input.dims.size();
-        for (size_t d = 0; fits && d < input.dims.size(); ++d) {
-          fits = !input.dims[d].value || *input.dims[d].value < 0 || *input.dims[d].value == array.shape[d];
-        }
-        if (!fits) {
-          std::string got = "[";
-          for (size_t d = 0; d < array.shape.size(); ++d) got += (d ? ", " : "") + std::to_string(array.shape[d]);
-          throw UsageError("--input-data '" + path.string() + "': array '" + array.name + "' has shape " + got +
-                           "], the model expects " + DescribeShape(input));
-        }
-      }
       if (array.type != input.type && input.type != ElementType::kString && input.type != ElementType::kUndefined) {
         warnings.push_back("--input-data: array '" + array.name + "' is " + std::string(ElementTypeName(array.type)) +
                            ", cast to the model's " + std::string(ElementTypeName(input.type)));

@@ -219,6 +219,17 @@ TEST_F(NpzTest, ImpossibleSizesRejectedBeforeInflating) {
   EXPECT_EQ(ReadNpz(File("zeros.npz"), size_t{8} << 20).front().data.size(), size_t{8} << 20);
 }
 
+// The header check sees the array's name, dtype and shape with no data inflated yet, and its refusal stops the read.
+TEST_F(NpzTest, HeadersAreCheckedBeforeTheDataIsInflated) {
+  std::vector<std::string> seen;
+  const auto check = [&](const HostTensor& header) {
+    seen.push_back(header.name + ":" + std::to_string(header.shape.at(0)) + ":" + std::to_string(header.data.size()));
+    throw UsageError("refused " + header.name);
+  };
+  EXPECT_EQ(UsageMessage([&] { ReadNpz(File("zeros.npz"), 0, check); }), "refused x");
+  EXPECT_EQ(seen, std::vector<std::string>{"x:2097152:0"});
+}
+
 TEST_F(NpzTest, CorruptArchivesRejected) {
   EXPECT_THAT(UsageMessage([] { ReadNpz(File("truncated.npz")); }), HasSubstr(File("truncated.npz").string()));
   EXPECT_THAT(UsageMessage([] { ReadNpz(File("garbage.npz")); }),

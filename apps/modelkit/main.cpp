@@ -91,12 +91,24 @@ int main(int argc, char** argv) {
     return PrintError(e.what(), e.code());
   }
 
+  // -v (perf, generate) adds what a library said in full below the error line.
+  const std::vector<CLI::App*> chosen = app.get_subcommands();
+  const CLI::Option* verbose_flag = chosen.empty() ? nullptr : chosen.front()->get_option_no_throw("--verbose");
+  const bool verbose = verbose_flag != nullptr && verbose_flag->count() > 0;
+  const auto print_detail = [&](const std::string& detail) {
+    if (verbose && !detail.empty()) std::cerr << "  in full: " << detail << "\n";
+  };
   try {
     return CheckedOutput(run());
   } catch (const modelkit::Error& e) {
-    return PrintError(e.what(), e.code());
+    const int code = PrintError(e.what(), e.code());
+    print_detail(e.detail());
+    return code;
   } catch (const Ort::Exception& e) {
-    return PrintError("ONNX Runtime: " + modelkit::ort::CleanOrtMessage(e.what()), modelkit::ExitCode::kRuntimeFailure);
+    const int code =
+        PrintError("ONNX Runtime: " + modelkit::ort::CleanOrtMessage(e.what()), modelkit::ExitCode::kRuntimeFailure);
+    print_detail(e.what());
+    return code;
   } catch (const std::filesystem::filesystem_error& e) {
     return PrintError(DescribeFilesystemError(e), modelkit::ExitCode::kRuntimeFailure);
   } catch (const std::bad_alloc&) {

@@ -43,12 +43,21 @@ std::string CleanOrtMessage(std::string_view message) {
   return Trim(text);
 }
 
+namespace {
+
+[[noreturn]] void ThrowCleaned(const std::string& raw, ExitCode code, std::string_view context) {
+  const std::string clean = CleanOrtMessage(raw);
+  throw Error(code, std::string(context) + ": " + clean, clean == Trim(raw) ? "" : Trim(raw));
+}
+
+}  // namespace
+
 void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context) {
-  throw Error(code, std::string(context) + ": " + CleanOrtMessage(error.what()));
+  ThrowCleaned(error.what(), code, context);
 }
 
 void ThrowOrtError(const Ort::Status& status, ExitCode code, std::string_view context) {
-  throw Error(code, std::string(context) + ": " + CleanOrtMessage(status.GetErrorMessage()));
+  ThrowCleaned(status.GetErrorMessage(), code, context);
 }
 
 ExitCode LoadFailureExitCode(const Ort::Exception& error) {

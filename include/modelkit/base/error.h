@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace modelkit {
 
@@ -20,11 +21,16 @@ enum class ExitCode : int {
 // and what to do, plus the exit code it maps to. Printed once, by main().
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ExitCode code, const std::string& message, std::string detail = "")
+      : std::runtime_error(message), code_(code), detail_(std::move(detail)) {}
   ExitCode code() const noexcept { return code_; }
+  // What a library said in full when the message gives a cleaned-up part of it (ONNX Runtime's text with its source
+  // locations); shown under -v only. Empty when there is nothing more.
+  const std::string& detail() const noexcept { return detail_; }
 
  private:
   ExitCode code_;
+  std::string detail_;
 };
 
 // Shorthands for the common kinds.

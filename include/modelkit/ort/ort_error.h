@@ -12,7 +12,8 @@
 
 namespace modelkit::ort {
 
-// Throws Error(code, context + ": " + ORT's message). `context` says what failed, e.g. "cannot load 'm.onnx'".
+// Throws Error(code, context + ": " + ORT's message cleaned by CleanOrtMessage), with ORT's whole message as the
+// error's detail when cleaning left something out. `context` says what failed, e.g. "cannot load 'm.onnx'".
 [[noreturn]] void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context);
 [[noreturn]] void ThrowOrtError(const Ort::Status& status, ExitCode code, std::string_view context);
 

@@ -22,6 +22,7 @@ TEST(ThrowOrtError, ContextThenOrtMessageWithTheCallersCode) {
   const Error thrown = Thrown(error, ExitCode::kInferenceFailed, "inference failed on CPUExecutionProvider");
   EXPECT_EQ(thrown.code(), ExitCode::kInferenceFailed);
   EXPECT_STREQ(thrown.what(), "inference failed on CPUExecutionProvider: bad shape");
+  EXPECT_EQ(thrown.detail(), "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : bad shape") << "the whole message, for -v";
   EXPECT_EQ(Thrown(error, ExitCode::kRuntimeFailure, "cannot use EP 'x'").code(), ExitCode::kRuntimeFailure);
 }
 
@@ -34,6 +35,7 @@ TEST(ThrowOrtError, FailedStatus) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
     EXPECT_STREQ(e.what(), "compiling 'm.onnx' for X failed: no nodes compiled");
+    EXPECT_EQ(e.detail(), "") << "nothing was left out";
   }
 }
 

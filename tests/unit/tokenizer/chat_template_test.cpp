@@ -141,7 +141,7 @@ struct HostileTemplate {
 
 void PrintTo(const HostileTemplate& hostile, std::ostream* out) { *out << hostile.name; }
 
-bool HasEither(const std::string& message, const std::string& alternatives) {
+[[maybe_unused]] bool HasEither(const std::string& message, const std::string& alternatives) {
   size_t start = 0;
   for (;;) {
     const size_t bar = alternatives.find('|', start);

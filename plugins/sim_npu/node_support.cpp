@@ -17,6 +17,21 @@ std::string ValueProblem(Ort::ConstValueInfo value, bool compiling) {
   return "";
 }
 
+// "" when every dimension of the tensor `value` is fixed, else which one is not. A value ORT knows no shape of has
+// no dimensions to check.
+std::string DynamicDimension(Ort::ConstValueInfo value) {
+  if (value == nullptr) return "";
+  const Ort::ConstTypeInfo type = value.TypeInfo();
+  if (type == nullptr || type.GetONNXType() != ONNX_TYPE_TENSOR) return "";
+  const std::vector<int64_t> dims = type.GetTensorTypeAndShapeInfo().GetShape();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) {
+      return "value '" + value.GetName() + "' has a dynamic dimension " + std::to_string(i) + " (static_shapes=1)";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 bool IsEpContextNode(Ort::ConstNode node) {
@@ -46,6 +61,9 @@ std::string UnsupportedReason(Ort::ConstNode node, const SimNpuOptions& options)
     for (const auto& list : {node.GetInputs(), node.GetOutputs()}) {
       for (const Ort::ConstValueInfo& value : list) {
         if (std::string problem = ValueProblem(value, options.context_enable); !problem.empty()) return problem;
+        if (options.static_shapes) {
+          if (std::string dynamic = DynamicDimension(value); !dynamic.empty()) return dynamic;
+        }
       }
     }
     return "";

@@ -18,7 +18,8 @@ bool IsEpContextNode(Ort::ConstNode node);
 // Returns why `node` is not claimed ("" when it is): op_allow / op_deny, TENSOR or GRAPH attributes (the model editor
 // cannot create them: Constant with `value`, ConstantOfShape, If, Loop, Scan), outer-scope inputs, non-tensor
 // inputs or outputs (sequences, maps, optionals cannot be outputs of a fused node), and, while compiling an EPContext
-// model (options.context_enable), string tensors (EPContext nodes cannot carry them).
+// model (options.context_enable), string tensors (EPContext nodes cannot carry them), and with options.static_shapes
+// an input or output with a dynamic (symbolic or unknown) dimension.
 std::string UnsupportedReason(Ort::ConstNode node, const SimNpuOptions& options);
 
 }  // namespace sim_npu

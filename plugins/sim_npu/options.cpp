@@ -83,6 +83,7 @@ SimNpuOptions ReadOptions(const std::string& ep_name, Ort::ConstSessionOptions s
   options.crash_at_exit = reader.GetFlag("crash_at_exit");
   if (const auto allow = reader.Get("op_allow")) options.op_allow = SplitList(*allow);
   if (const auto deny = reader.Get("op_deny")) options.op_deny = SplitList(*deny);
+  options.static_shapes = reader.GetFlag("static_shapes");
 
   options.context_enable = session_options.GetConfigEntryOrDefault("ep.context_enable", "0") == "1";
   options.context_embed = session_options.GetConfigEntryOrDefault("ep.context_embed_mode", "0") == "1";

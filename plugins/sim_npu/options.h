@@ -18,6 +18,8 @@ struct SimNpuOptions {
   bool crash_at_exit = false;       // the process aborts when it exits, after the compiled model is written
   std::set<std::string> op_allow;   // when not empty, only these op types are claimed
   std::set<std::string> op_deny;    // op types never claimed
+  bool static_shapes = false;       // claim only nodes whose inputs and outputs have every dimension fixed, as a
+                                    // real NPU compiler does
 
   // Session EPContext settings (ep.context_enable, ep.context_embed_mode, ep.context_file_path), and whether the
   // session only compiles (session.compile_only, set by the compile API): then nothing is loaded to run.

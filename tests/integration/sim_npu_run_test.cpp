@@ -90,6 +90,32 @@ INSTANTIATE_TEST_SUITE_P(Models, SimNpuModels,
                          ::testing::Values("matmul_add", "matmul_nbits", "gqa_prompt", "gqa_with_past", "decoder",
                                            "decoder_external"));
 
+// static_shapes=1: like a real NPU compiler, the simulated NPU leaves every node with a dynamic dimension to the CPU
+// EP, and takes the whole model once ORT's free-dimension overrides make every shape static.
+TEST(SimNpuStaticShapes, DynamicDimensionsStayOnTheCpuAndFixedOnesRunOnTheNpu) {
+  const test::ModelCase model_case = test::LoadModelCase("decoder");
+  Ort::SessionOptions dynamic_options;
+  dynamic_options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  test::AppendSimNpu(dynamic_options, {{"static_shapes", "1"}});
+  Ort::Session dynamic(ort::SharedEnv(), model_case.model.c_str(), dynamic_options);
+  const auto dynamic_nodes = test::NodesPerEp(dynamic);
+  EXPECT_EQ(dynamic_nodes.count(kSimNpu), 0u) << "a node with a dynamic dimension was claimed";
+  EXPECT_GT(dynamic_nodes.count("CPUExecutionProvider") ? dynamic_nodes.at("CPUExecutionProvider") : 0u, 0u);
+  test::ExpectCaseOutputs(dynamic, model_case);
+
+  Ort::SessionOptions static_options;
+  static_options.AddConfigEntry("session.disable_cpu_ep_fallback", "1");
+  static_options.AddConfigEntry("session.record_ep_graph_assignment_info", "1");
+  static_options.AddFreeDimensionOverrideByName("batch", model_case.inputs.at(0).shape.at(0));
+  static_options.AddFreeDimensionOverrideByName("seq", model_case.inputs.at(0).shape.at(1));
+  test::AppendSimNpu(static_options, {{"static_shapes", "1"}});
+  Ort::Session fixed(ort::SharedEnv(), model_case.model.c_str(), static_options);
+  const auto fixed_nodes = test::NodesPerEp(fixed);
+  EXPECT_EQ(fixed_nodes.size(), 1u);
+  EXPECT_GT(fixed_nodes.count(kSimNpu) ? fixed_nodes.at(kSimNpu) : 0u, 0u);
+  test::ExpectCaseOutputs(fixed, model_case);
+}
+
 struct DenyCase {
   std::string model;
   std::string op_deny;

@@ -25,28 +25,6 @@ std::optional<std::pair<dev_t, ino_t>> FileIdentity(const fs::path& path) {
   return std::make_pair(info.st_dev, info.st_ino);
 }
 
-std::vector<std::string> ChildArgv(const EpContextCompileOptions& options, const CompilerCommand& compiler) {
-  std::vector<std::string> argv = {compiler.program.string(),
-                                   "compile",
-                                   "-m",
-                                   options.source.string(),
-                                   "-o",
-                                   options.output.string(),
-                                   "--ep",
-                                   options.ep.ep->Alias(),
-                                   "-d",
-                                   std::string(device::DeviceName(options.ep.device)),
-                                   options.embed ? "--embed" : "--no-embed"};
-  if (options.overwrite) argv.push_back("--overwrite");
-  for (const auto& [key, value] : options.ep_options) {
-    argv.push_back("--ep-options");
-    argv.push_back(key + "=" + value);
-  }
-  argv.insert(argv.end(), compiler.extra_args.begin(), compiler.extra_args.end());
-  argv.push_back(kInProcessFlag);
-  return argv;
-}
-
 std::vector<std::string> WarningsOf(const std::string& stderr_text) {
   std::vector<std::string> warnings;
   for (const std::string& line : Split(stderr_text, '\n')) {
@@ -81,13 +59,34 @@ std::string LastWords(const std::string& stderr_text) {
 
 }  // namespace
 
+std::vector<std::string> ChildCompileArgv(const CompilerCommand& compiler, const ChildCompileRequest& request) {
+  std::vector<std::string> argv = {compiler.program.string(), "compile", "-m",      request.source.string(), "-o",
+                                   request.output.string(),   "--ep",    request.ep};
+  if (request.device) {
+    argv.push_back("-d");
+    argv.push_back(*request.device);
+  }
+  argv.push_back(request.embed ? "--embed" : "--no-embed");
+  if (request.overwrite) argv.push_back("--overwrite");
+  for (const auto& [key, value] : request.ep_options) {
+    argv.push_back("--ep-options");
+    argv.push_back(key + "=" + value);
+  }
+  argv.insert(argv.end(), compiler.extra_args.begin(), compiler.extra_args.end());
+  argv.push_back(kInProcessFlag);
+  return argv;
+}
+
 IsolatedCompileResult CompileToEpContextInChild(const EpContextCompileOptions& options,
                                                 const CompilerCommand& compiler) {
   CheckEpContextCompileRequest(options);
   const fs::path out_dir = options.output.has_parent_path() ? options.output.parent_path() : fs::path(".");
   MadeFolders made_folders(out_dir);  // made here, so that they go again when the child crashes or hangs
   const std::optional<std::pair<dev_t, ino_t>> before = FileIdentity(options.output);
-  const ChildResult child = RunChildWithTimeout(ChildArgv(options, compiler), compiler.timeout);
+  const ChildCompileRequest request{
+      options.source, options.output,    options.ep.ep->Alias(), std::string(device::DeviceName(options.ep.device)),
+      options.embed,  options.overwrite, options.ep_options};
+  const ChildResult child = RunChildWithTimeout(ChildCompileArgv(compiler, request), compiler.timeout);
   IsolatedCompileResult result;
   result.warnings = WarningsOf(child.stderr_text);
   if (child.outcome == ChildOutcome::kSucceeded) {

@@ -53,19 +53,6 @@ void PatchStageFilename(bundle::Json& config, const std::string& stage, const st
   });
 }
 
-std::vector<std::string> CompilerArgv(const CompilerCommand& compiler, const fs::path& source, const fs::path& output,
-                                      const StageCompileRequest& request) {
-  std::vector<std::string> argv = {
-      compiler.program.string(), "compile", "-m",          source.string(), "-o", output.string(), "--ep",
-      request.ep->Alias(),       "--embed", "--overwrite", kInProcessFlag};
-  for (const auto& [key, value] : request.provider_options) {
-    argv.push_back("--ep-options");
-    argv.push_back(key + "=" + value);
-  }
-  argv.insert(argv.end(), compiler.extra_args.begin(), compiler.extra_args.end());
-  return argv;
-}
-
 // The salvage rule (as winml-cli applies it), where it applies to our compiler: a compiler that crashes or fails after
 // its output exists (NPU drivers are known to crash while unloading) still produced a usable model. `modelkit compile`
 // writes its output atomically (temporary file, then rename), and `output` lies in this run's fresh staging folder,
@@ -164,7 +151,10 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
     } else {
       report.detail = stale;
       const fs::path output = staging_dir / report.artifact;
-      const ChildResult child = RunChildWithTimeout(CompilerArgv(compiler, source, output, request), compiler.timeout);
+      const ChildResult child = RunChildWithTimeout(
+          ChildCompileArgv(compiler, {source, output, request.ep->Alias(), std::nullopt, /*embed=*/true,
+                                      /*overwrite=*/true, request.provider_options}),
+          compiler.timeout);
       report.seconds = child.seconds;
       const bool succeeded = child.outcome == ChildOutcome::kSucceeded && fs::is_regular_file(output, ec);
       const bool salvaged = !succeeded && Salvageable(child, output);

@@ -3,6 +3,9 @@
 // itself (`compile ... --in-process`), so the parent stays clean and turns every ending into one clear outcome.
 #pragma once
 
+#include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +31,21 @@ IsolatedCompileResult CompileToEpContextInChild(const EpContextCompileOptions& o
 
 // The argument that makes `modelkit compile` compile in its own process (what the child is given).
 inline constexpr const char* kInProcessFlag = "--in-process";
+
+// What a `modelkit compile --in-process` child is asked to do.
+struct ChildCompileRequest {
+  std::filesystem::path source;
+  std::filesystem::path output;
+  std::string ep;                     // an alias `--ep` accepts
+  std::optional<std::string> device;  // -d; absent: the child resolves the EP alone
+  bool embed = true;
+  bool overwrite = false;
+  std::map<std::string, std::string> ep_options;
+};
+
+// `compiler.program compile -m SRC -o OUT --ep EP [-d DEVICE] --embed|--no-embed [--overwrite] [--ep-options K=V]...
+// compiler.extra_args... --in-process`: the one command line both compile paths (a model, a bundle's stages) give
+// their child.
+std::vector<std::string> ChildCompileArgv(const CompilerCommand& compiler, const ChildCompileRequest& request);
 
 }  // namespace modelkit::compile

@@ -66,8 +66,7 @@ device::Machine EpLibraryFlags::LoadRealMachine(BrokenLibraries broken) const {
   for (const std::string& spec : ep_libraries) {
     const device::PluginLibrary plugin = device::ParsePluginSpec(spec, "--ep-library");
     for (const device::EpStatus& status : machine.inventory.eps) {
-      // OrtDiscovery words a library ONNX Runtime refused as "registering PATH failed: ...".
-      if (status.library == plugin.library && !status.usable && status.reason.rfind("registering ", 0) == 0) {
+      if (status.library == plugin.library && status.library_refused) {
         throw UsageError("--ep-library " + spec + ": " + status.reason +
                          " (give the path of a plugin EP shared library)");
       }

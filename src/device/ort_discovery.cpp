@@ -98,6 +98,7 @@ Inventory OrtDiscovery::Discover(const EpCatalog& catalog) {
       status.usable = false;
       status.reason = "registering " + plugin.library.string() + " failed: " + failure;
       status.library = plugin.library;
+      status.library_refused = true;
       if (plugin.manifest_row) status.devices = plugin.manifest_row->devices;
       inventory.eps.push_back(std::move(status));
       continue;

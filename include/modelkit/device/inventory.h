@@ -32,6 +32,7 @@ struct EpStatus {
   bool usable = false;                           // can really run a session here
   std::string reason;                            // why not usable; empty when usable
   std::optional<std::filesystem::path> library;  // the plugin library providing it, if any
+  bool library_refused = false;                  // ONNX Runtime could not register `library` (not a plugin EP)
   EpSource source = EpSource::kEpDevices;
 };
 

@@ -133,6 +133,26 @@ TEST(PerfCli, GenaiOnlyFlagsAreNamedForAnOnnxModel) {
                 (kOcrDir / "cls.onnx").string() + "': --prompt, --max-new-tokens\n");
 }
 
+// ONNX Runtime's message is cleaned for the error line; -v adds it word for word on a second line.
+TEST(PerfCli, VerboseShowsOnnxRuntimesWholeMessage) {
+  test::TempDir dir;
+  const fs::path model = dir.Write("broken.onnx", "this is not a protobuf");
+  const std::vector<std::string> args = {"perf", "-m", model.string(), "-o", (dir.path() / "r.json").string()};
+  const ProcessResult quiet = test::RunModelkit(args);
+  EXPECT_EQ(quiet.exit_code, 3) << quiet.stderr_text;
+  EXPECT_EQ(std::count(quiet.stderr_text.begin(), quiet.stderr_text.end(), '\n'), 1) << quiet.stderr_text;
+  EXPECT_EQ(quiet.stderr_text.find("Load model from"), std::string::npos) << quiet.stderr_text;
+
+  std::vector<std::string> verbose_args = args;
+  verbose_args.push_back("-v");
+  const ProcessResult verbose = test::RunModelkit(verbose_args);
+  EXPECT_EQ(verbose.exit_code, 3);
+  const std::string error_line = quiet.stderr_text;
+  EXPECT_NE(verbose.stderr_text.find(error_line + "  in full: Load model from " + model.string() + " failed:"),
+            std::string::npos)
+      << verbose.stderr_text;
+}
+
 // modelkit restarts itself with glibc's malloc asking for huge pages where the kernel gives them only on request
 // ("madvise") and glibc has the tunable; MODELKIT_HUGE_PAGES=0 keeps it from doing so. The report says which.
 TEST(PerfCli, RestartsWithHugePageMallocUnlessOptedOut) {

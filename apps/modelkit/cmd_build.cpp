@@ -32,6 +32,7 @@ struct BuildFlags {
   std::string lm_head_precision;
   std::string embeddings_precision = "fp32";
   bool int4_zero_points = false;
+  std::string kv_type;  // --window layouts: uint8 (default) or fp32
 };
 
 // The provider key written into the pipeline's hardware stages: the catalog's alias for a known EP (any spelling),
@@ -82,6 +83,13 @@ void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
   spec.tie_word_embeddings = spec.arch == builder::Arch::kQwen3;
 }
 
+// "flat", "pipeline", or "pipeline (window 64, uint8 KV)".
+std::string LayoutName(const BuildFlags& flags, const builder::BuildOptions& options) {
+  if (options.window == 0) return flags.layout;
+  return flags.layout + " (window " + std::to_string(options.window) + ", " + (options.float_kv ? "fp32" : "uint8") +
+         " KV)";
+}
+
 int RunBuild(BuildFlags& flags, const CLI::App& command) {
   builder::BuildOptions& options = flags.options;
   if (!flags.checkpoint.empty()) options.checkpoint_dir = flags.checkpoint;
@@ -92,6 +100,8 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
   if (!flags.lm_head_precision.empty()) options.lm_head_precision = ParsePrecision(flags.lm_head_precision);
   options.embeddings_precision = ParsePrecision(flags.embeddings_precision);
   options.int4_symmetric = !flags.int4_zero_points;
+  if (!flags.kv_type.empty() && options.window == 0) throw UsageError("--kv-type applies to --window layouts only");
+  options.float_kv = flags.kv_type == "fp32";
   if (options.layout == builder::Layout::kPipeline) options.ep = PipelineEpKey(options.ep);
   ApplyRandomFlags(flags, command);
 
@@ -110,7 +120,7 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
       static_cast<long long>(spec.num_layers), static_cast<long long>(spec.hidden_size),
       static_cast<long long>(spec.num_heads), static_cast<long long>(spec.num_kv_heads),
       static_cast<long long>(spec.head_dim), static_cast<long long>(spec.vocab_size),
-      static_cast<long long>(result.context_length), flags.precision.c_str(), flags.layout.c_str(),
+      static_cast<long long>(result.context_length), flags.precision.c_str(), LayoutName(flags, options).c_str(),
       static_cast<double>(result.bytes_written) / 1e6, seconds);
   return 0;
 }
@@ -169,6 +179,15 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
                    "Context length (default: max_position_embeddings, 4096 for --random)")
       ->check(CLI::Range(int64_t{1}, kMaxContextLength));
   command->add_option("--ep", o.ep, "Execution provider of the ctx/iter stages (--layout pipeline)")->check(NonEmpty());
+  command
+      ->add_option("--window", o.window,
+                   "Static NPU layout (--layout pipeline): every shape fixed, the prompt run in windows of this many "
+                   "tokens over a sliding uint8 KV cache (genai_config sliding_window)")
+      ->check(CLI::Range(int64_t{2}, kMaxContextLength / 2));
+  command
+      ->add_option("--kv-type", flags->kv_type,
+                   "KV cache of a --window layout: uint8 (quantised, what NPUs run) or fp32 (no quantisation error)")
+      ->transform(CLI::IsMember({"uint8", "fp32"}, CLI::ignore_case));
   command->callback([flags, command, &run] { run = [flags, command] { return RunBuild(*flags, *command); }; });
 }
 

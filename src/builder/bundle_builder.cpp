@@ -14,6 +14,7 @@
 #include "random_weights.h"
 #include "safetensors.h"
 #include "tokenizer_files.h"
+#include "windowed_stage.h"
 
 namespace modelkit::builder {
 namespace {
@@ -33,6 +34,17 @@ void CheckOptions(const BuildOptions& options) {
   if (options.context_length && *options.context_length <= 0) throw UsageError("--context-length must be positive");
   if (!options.ep.empty() && options.layout != Layout::kPipeline) {
     throw UsageError("--ep applies to --layout pipeline only");
+  }
+  if (options.window != 0) {
+    if (options.layout != Layout::kPipeline) throw UsageError("--window applies to --layout pipeline only");
+    if (options.window < 2) {
+      throw UsageError("--window must be at least 2 (got " + std::to_string(options.window) + ")");
+    }
+    if (options.precision == Precision::kFp16) {
+      throw UsageError("--window layouts take --precision fp32 or int4 (fp16 activations are not supported there)");
+    }
+  } else if (options.float_kv) {
+    throw UsageError("--kv-type applies to --window layouts only");
   }
   std::error_code ec;
   if (fs::exists(options.output_dir, ec)) {
@@ -150,6 +162,11 @@ BuildResult BuildBundle(const BuildOptions& options) {
   ResolveSpecialTokens(result.spec, tokenizer, generation);
   result.context_length = options.context_length.value_or(
       options.random || result.spec.max_position_embeddings <= 0 ? 4096 : result.spec.max_position_embeddings);
+  if (options.window > 0 && result.context_length < 2 * options.window) {
+    throw UsageError("--window " + std::to_string(options.window) + " needs a context length of at least " +
+                     std::to_string(2 * options.window) + " (it is " + std::to_string(result.context_length) +
+                     "); lower --window or raise --context-length");
+  }
 
   const fs::path output = fs::absolute(options.output_dir).lexically_normal();
   const fs::path parent = output.has_filename() ? output.parent_path() : output.parent_path().parent_path();
@@ -186,6 +203,18 @@ BuildResult BuildBundle(const BuildOptions& options) {
   if (options.layout == Layout::kFlat) {
     result.bytes_written = WriteFlatDecoder(result.spec, *weights, graph, staging / "model.onnx", progress);
     config_json = FlatGenaiConfig(result.spec, result.context_length, "model.onnx");
+  } else if (options.window > 0) {
+    WindowedKv kv = EstimateKvScales(result.spec, *weights);
+    kv.quantized = !options.float_kv;
+    graph.ids_type = OnnxType::kInt32;  // as NPU exports feed them
+    result.bytes_written += WriteEmbeddingsStage(result.spec, *weights, graph, staging / "embeddings.onnx", progress);
+    result.bytes_written +=
+        WriteWindowedLayersStage(result.spec, *weights, graph, kv, options.window, staging / "ctx.onnx", progress);
+    result.bytes_written +=
+        WriteWindowedLayersStage(result.spec, *weights, graph, kv, 1, staging / "iter.onnx", progress);
+    result.bytes_written += WriteLmHeadStage(result.spec, *weights, graph, staging / "lm_head.onnx", progress);
+    config_json = PipelineGenaiConfig(result.spec, result.context_length, options.ep,
+                                      {options.window, 0});  // empty slots are masked: zero pages will do
   } else {
     result.bytes_written += WriteEmbeddingsStage(result.spec, *weights, graph, staging / "embeddings.onnx", progress);
     result.bytes_written += WriteLayersStage(result.spec, *weights, graph, staging / "ctx.onnx", 0, progress);

@@ -23,7 +23,8 @@ struct DecoderGraphOptions {
   int64_t block_size = 32;
   bool int4_symmetric = true;
   int64_t int4_accuracy_level = 4;
-  int64_t context_length = 4096;  // rows of the rotary cos/sin caches
+  int64_t context_length = 4096;         // rows of the rotary cos/sin caches
+  OnnxType ids_type = OnnxType::kInt64;  // input_ids of the flat decoder and the embeddings stage
 };
 
 // The element type of activations, KV cache and logits: fp16 for Precision::kFp16, else fp32.

@@ -59,7 +59,9 @@ void AddModelKeys(nlohmann::ordered_json& model, const ModelSpec& spec) {
 
 }  // namespace
 
-nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t context_length, const std::string& ep) {
+nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t context_length, const std::string& ep,
+                                           const SlidingWindowConfig& sliding) {
+  const bool windowed = sliding.window > 0;
   std::vector<std::string> past, present;
   for (int64_t l = 0; l < spec.num_layers; ++l) {
     past.push_back(FormatLayerName(kPastKeyFormat, l));
@@ -68,6 +70,7 @@ nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t contex
     present.push_back(FormatLayerName(kPresentValueFormat, l));
   }
   std::vector<std::string> layer_inputs = {kEmbeddingsName, "attention_mask"};
+  if (windowed) layer_inputs.push_back("position_ids");
   layer_inputs.insert(layer_inputs.end(), past.begin(), past.end());
   std::vector<std::string> layer_outputs = {kHiddenStatesName};
   layer_outputs.insert(layer_outputs.end(), present.begin(), present.end());
@@ -97,6 +100,14 @@ nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t contex
   nlohmann::ordered_json decoder = {{"session_options", SessionOptions("onnxruntime-genai", "")}};
   decoder.update(DecoderDims(spec));
   decoder.update(TensorNames());
+  if (windowed) {
+    decoder["inputs"]["position_ids"] = "position_ids";
+    decoder["sliding_window"] = {{"window_size", sliding.window},
+                                 {"pad_value", sliding.pad_value},
+                                 {"alignment", "right"},
+                                 {"slide_key_value_cache", true},
+                                 {"slide_inputs", true}};
+  }
   decoder["pipeline"] = nlohmann::ordered_json::array({stages});
   nlohmann::ordered_json model;
   if (spec.bos_token_id) model["bos_token_id"] = *spec.bos_token_id;
@@ -105,7 +116,7 @@ nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t contex
   AddModelKeys(model, spec);
   model["type"] = "decoder-pipeline";
   model["vocab_size"] = spec.vocab_size;
-  return {{"model", model}, {"search", SearchDefaults(context_length, /*share_buffer=*/true)}};
+  return {{"model", model}, {"search", SearchDefaults(context_length, /*share_buffer=*/!windowed)}};
 }
 
 nlohmann::ordered_json FlatGenaiConfig(const ModelSpec& spec, int64_t context_length, const std::string& filename) {

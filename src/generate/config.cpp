@@ -241,6 +241,52 @@ void ParsePipeline(const Reader& decoder, const Json& document, DecoderConfig& c
   if (config.pipeline.empty()) decoder.Fail("pipeline", "has no stages");
 }
 
+// model.decoder.sliding_window, with onnxruntime-genai's rules (window_size > 1, context_length >= 2 * window_size,
+// pad_value a byte). modelkit runs the NPU layout onnxruntime-genai's windowed KV cache and windowed inputs
+// implement coherently: sliding KV and inputs, right alignment (the default: padding before the prompt), every
+// layer; the other combinations are refused naming the key.
+SlidingWindowConfig ParseSlidingWindow(const Reader& decoder, int64_t context_length) {
+  const Reader window = decoder.Child("sliding_window");
+  SlidingWindowConfig config;
+  const auto size = window.Int("window_size");
+  if (!size) window.Fail("window_size", "is required (the prompt window, in tokens)");
+  if (*size <= 1) window.Fail("window_size", "must be greater than 1, not " + std::to_string(*size));
+  if (*size * 2 > context_length) {
+    window.Fail("window_size", "is " + std::to_string(*size) + " but model.context_length (" +
+                                   std::to_string(context_length) + ") must be at least twice it");
+  }
+  config.window_size = *size;
+  const int64_t pad = window.Int("pad_value").value_or(0);
+  if (pad < 0 || pad > 255) window.Fail("pad_value", "must be in 0..255 (a byte of the uint8 KV cache)");
+  config.pad_value = static_cast<int>(pad);
+  config.alignment = window.String("alignment").value_or("right");
+  if (config.alignment != "left" && config.alignment != "right") {
+    window.Fail("alignment", "must be \"left\" or \"right\", not \"" + config.alignment + "\"");
+  }
+  config.slide_key_value_cache = window.Bool("slide_key_value_cache").value_or(true);
+  config.slide_inputs = window.Bool("slide_inputs").value_or(true);
+  if (const Json* layers = window.Get("layers")) {
+    if (!layers->is_array()) window.Fail("layers", "must be an array of layer indices");
+    for (const Json& layer : *layers) {
+      if (!layer.is_number_integer()) window.Fail("layers", "must be an array of layer indices, has " + layer.dump());
+      config.layers.push_back(layer.get<int64_t>());
+    }
+  }
+  const char* unsupported = !config.slide_key_value_cache ? "slide_key_value_cache"
+                            : !config.slide_inputs        ? "slide_inputs"
+                            : !config.layers.empty()      ? "layers"
+                            : config.alignment != "right" ? "alignment"
+                                                          : nullptr;
+  if (unsupported != nullptr) {
+    window.Fail(unsupported,
+                "selects a sliding-window kind modelkit does not run; it runs the NPU layout "
+                "(slide_key_value_cache and slide_inputs true, alignment \"right\": padding before the "
+                "prompt, no layers list). \"left\" pads after the prompt, which onnxruntime-genai 0.15 "
+                "attends to as if it were text");
+  }
+  return config;
+}
+
 // An integer or an array of integers (eos_token_id).
 std::vector<int64_t> ReadIds(const Reader& reader, const std::string& key) {
   const Json* value = reader.Get(key);
@@ -359,7 +405,9 @@ GenaiConfig ParseGenaiConfig(const Json& document, const std::filesystem::path& 
   const Reader decoder = model.Child("decoder");
   DecoderConfig& dec = config.decoder;
   if (decoder.Has("sliding_window")) {
-    decoder.Fail("sliding_window", "(windowed static KV cache) is not supported yet; use a bundle without it");
+    dec.sliding_window = ParseSlidingWindow(decoder, config.context_length);
+    if (!config.pad_token_id)
+      model.Fail("pad_token_id", "is required by model.decoder.sliding_window (prompts are padded with it)");
   }
   dec.session_options = ParseSessionOptionsOf(decoder);
   dec.hidden_size = decoder.Int("hidden_size").value_or(0);

@@ -3,6 +3,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/ort/ort_error.h"
 #include "pipeline_runner.h"
+#include "windowed_runner.h"
 
 namespace modelkit::generate {
 
@@ -56,6 +57,7 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
 }
 
 std::unique_ptr<DecoderRunner> MakeDecoderRunner(const Model& model, int64_t max_length) {
+  if (model.config().decoder.sliding_window) return std::make_unique<WindowedRunner>(model, max_length);
   int64_t shared = 0;
   if (model.fixed_kv_length() > 0) {
     shared = model.fixed_kv_length();

@@ -20,6 +20,8 @@ size_t ElementSize(ONNXTensorElementDataType type) {
       return 2;
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
       return 8;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
+      return 1;
     default:
       return 0;
   }

@@ -101,7 +101,7 @@ class KvCache {
   Ort::MemoryInfo memory_;
 };
 
-// Bytes per element of the tensor types the runtime handles (fp32, fp16, bf16, int32, int64); 0 for others.
+// Bytes per element of the tensor types the runtime handles (fp32, fp16, bf16, int32, int64, uint8); 0 for others.
 size_t ElementSize(ONNXTensorElementDataType type);
 
 }  // namespace modelkit::generate

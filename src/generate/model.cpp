@@ -21,6 +21,14 @@ std::set<std::string> KvNames(const DecoderConfig& decoder, bool past) {
   return names;
 }
 
+// Whether `name` is a layer's past (or present) key, not value.
+bool IsKeyName(const DecoderConfig& decoder, const std::string& name, bool past) {
+  for (int64_t l = 0; l < decoder.num_hidden_layers; ++l) {
+    if (name == LayerName(past ? decoder.names.past_key_names : decoder.names.present_key_names, l)) return true;
+  }
+  return false;
+}
+
 bool IsManagedInput(const TensorNames& names, const std::string& name) {
   return name == names.input_ids || name == names.attention_mask || name == names.position_ids ||
          name == names.past_sequence_length || name == names.current_sequence_length ||
@@ -113,11 +121,14 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
         if (!shape.empty() && shape.size() != 4) {
           throw Error(ExitCode::kInvalidModel, where + ": KV input '" + name + "' is not 4-D");
         }
-        if (shape.size() == 4) CheckKvShape(shape, name, where);
-        if (shape.size() == 4 && shape[2] > 0) fixed_kv_length_ = shape[2];
+        if (!config_.decoder.sliding_window) {  // the windowed layout's are checked per stage below
+          if (shape.size() == 4) CheckKvShape(shape, name, where);
+          if (shape.size() == 4 && shape[2] > 0) fixed_kv_length_ = shape[2];
+        }
         has_kv_ = true;
       }
     }
+    if (config_.decoder.sliding_window) CheckWindowedKv(*stage.session, stage_config, where);
     for (size_t i = 0; i < stage.session->GetOutputCount(); ++i) {
       stage.session_outputs.push_back(stage.session->GetOutputNameAllocated(i, allocator).get());
     }
@@ -168,6 +179,61 @@ void Model::CheckKvShape(const std::vector<int64_t>& shape, const std::string& i
   };
   check(shape[1], decoder.num_key_value_heads, "num_key_value_heads");
   check(shape[3], decoder.head_size, "head_size");
+}
+
+void Model::CheckWindowedKv(const Ort::Session& session, const StageConfig& stage, const std::string& where) const {
+  // onnxruntime-genai's windowed cache: keys [kv_heads, 1, head_size, slots], values [kv_heads, 1, slots, head_size],
+  // slots = context_length - window (window_size on the prompt, 1 on token generation); presents of one window.
+  const DecoderConfig& decoder = config_.decoder;
+  const int64_t context = config_.context_length, window = decoder.sliding_window->window_size;
+  const std::string config_path = config_.bundle_dir.string() + "/genai_config.json";
+  const auto check = [&](const std::string& name, const Ort::TypeInfo& type_info, bool key, int64_t length,
+                         const char* phase) {
+    const auto info = type_info.GetTensorTypeAndShapeInfo();
+    const ONNXTensorElementDataType type = info.GetElementType();
+    if (type != kv_type_) {
+      throw Error(ExitCode::kInvalidModel,
+                  where + ": KV tensor '" + name +
+                      "' has another element type than the first KV input; the windowed cache needs one type "
+                      "(uint8 as onnxruntime-genai requires, or fp32/fp16/bf16)");
+    }
+    const std::vector<int64_t> shape = info.GetShape();
+    const std::vector<int64_t> wanted =
+        key ? std::vector<int64_t>{decoder.num_key_value_heads, 1, decoder.head_size, length}
+            : std::vector<int64_t>{decoder.num_key_value_heads, 1, length, decoder.head_size};
+    bool fits = shape.size() == 4;
+    for (size_t d = 0; fits && d < 4; ++d) fits = shape[d] < 0 || wanted[d] < 0 || shape[d] == wanted[d];
+    if (!fits) {
+      std::string dims;
+      for (const int64_t d : wanted)
+        dims += (dims.empty() ? "" : ", ") + (d < 0 ? std::string("?") : std::to_string(d));
+      throw Error(ExitCode::kInvalidModel, where + ": KV tensor '" + name + "' must be [" + dims + "] " + phase +
+                                               " with " + config_path + " (sliding_window.window_size " +
+                                               std::to_string(window) + ", context_length " + std::to_string(context) +
+                                               ", num_key_value_heads, head_size); check those keys");
+    }
+  };
+  // A stage that runs in one phase only has that phase's fixed lengths; one that runs in both cannot fix them.
+  const bool both = stage.run_on_prompt && stage.run_on_token_gen;
+  const int64_t past = both ? -1 : stage.run_on_prompt ? context - window : context - 1;
+  const int64_t present = both ? -1 : stage.run_on_prompt ? window : 1;
+  const char* phase = both ? "for both phases" : stage.run_on_prompt ? "on the prompt" : "on token generation";
+  if (kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 && kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT &&
+      kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 && kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
+    throw Error(ExitCode::kInvalidModel, where + ": the KV cache's element type is not uint8, fp32, fp16 or bf16");
+  }
+  Ort::AllocatorWithDefaultOptions allocator;
+  const std::set<std::string> past_names = KvNames(decoder, true), present_names = KvNames(decoder, false);
+  for (size_t i = 0; i < session.GetInputCount(); ++i) {
+    const std::string name = session.GetInputNameAllocated(i, allocator).get();
+    if (!past_names.count(name)) continue;
+    check(name, session.GetInputTypeInfo(i), IsKeyName(decoder, name, true), past, phase);
+  }
+  for (size_t i = 0; i < session.GetOutputCount(); ++i) {
+    const std::string name = session.GetOutputNameAllocated(i, allocator).get();
+    if (!present_names.count(name)) continue;
+    check(name, session.GetOutputTypeInfo(i), IsKeyName(decoder, name, false), present, phase);
+  }
 }
 
 void Model::CheckLayerCount() const {

@@ -189,22 +189,24 @@ void StepTensors::BindLogits(Ort::IoBinding& binding, Bound& bound) {
   Bind(binding, names_.logits, kLogits, true, bound);
 }
 
+std::span<const float> LogitsRowAsFloat(ONNXTensorElementDataType type, const std::byte* row, size_t vocab,
+                                        std::vector<float>& converted) {
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return {reinterpret_cast<const float*>(row), vocab};
+  converted.resize(vocab);
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+    const auto* values = reinterpret_cast<const Ort::Float16_t*>(row);
+    for (size_t i = 0; i < vocab; ++i) converted[i] = values[i].ToFloat();
+  } else {
+    const auto* values = reinterpret_cast<const Ort::BFloat16_t*>(row);
+    for (size_t i = 0; i < vocab; ++i) converted[i] = values[i].ToFloat();
+  }
+  return converted;
+}
+
 std::span<const float> StepTensors::LastLogits() {
   const int64_t rows = logits_last_only_ ? 1 : chunk_;
-  const size_t offset = static_cast<size_t>((rows - 1) * vocab_size_);
-  const size_t vocab = static_cast<size_t>(vocab_size_);
-  if (logits_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-    return {reinterpret_cast<const float*>(logits_.get()) + offset, vocab};
-  }
-  converted_.resize(vocab);
-  if (logits_type_ == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
-    const auto* values = reinterpret_cast<const Ort::Float16_t*>(logits_.get()) + offset;
-    for (size_t i = 0; i < vocab; ++i) converted_[i] = values[i].ToFloat();
-  } else {
-    const auto* values = reinterpret_cast<const Ort::BFloat16_t*>(logits_.get()) + offset;
-    for (size_t i = 0; i < vocab; ++i) converted_[i] = values[i].ToFloat();
-  }
-  return converted_;
+  const size_t offset = static_cast<size_t>((rows - 1) * vocab_size_) * ElementSize(logits_type_);
+  return LogitsRowAsFloat(logits_type_, logits_.get() + offset, static_cast<size_t>(vocab_size_), converted_);
 }
 
 }  // namespace modelkit::generate

@@ -96,4 +96,8 @@ class StepTensors {
   Ort::MemoryInfo memory_;
 };
 
+// Row `row` of fp32, fp16 or bf16 logits as fp32 [vocab]: a view for fp32, else converted into `converted`.
+std::span<const float> LogitsRowAsFloat(ONNXTensorElementDataType type, const std::byte* row, size_t vocab,
+                                        std::vector<float>& converted);
+
 }  // namespace modelkit::generate

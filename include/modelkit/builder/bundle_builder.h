@@ -37,6 +37,12 @@ struct BuildOptions {
   int64_t int4_accuracy_level = 4;        // MatMulNBits accuracy_level: 0 = fp32 math, 4 = int8 activations (fast)
   std::optional<int64_t> context_length;  // default: max_position_embeddings, or 4096 for random weights
   std::string ep;                         // pipeline layout: provider for ctx/iter stages ("" = CPU)
+  // Pipeline layout: > 0 makes the static NPU layout (onnxruntime-genai's `sliding_window`): the prompt runs in
+  // windows of this many tokens through a ctx stage of fixed shape [1, window], tokens through an iter stage of
+  // [1, 1], over a windowed KV cache stored as uint8 (or fp32 with float_kv, to check the layout without
+  // quantisation error). Needs context_length >= 2 * window; fp32 or int4 weights.
+  int64_t window = 0;
+  bool float_kv = false;
   // Called after each written tensor (done, total); may be empty.
   std::function<void(int64_t, int64_t)> progress;
 };

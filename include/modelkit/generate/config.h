@@ -65,6 +65,20 @@ struct TensorNames {
   std::string present_value_names = "present.%d.value";
 };
 
+// model.decoder.sliding_window: the windowed static layout NPU bundles use. The prompt is padded in front with
+// pad_token_id to a multiple of window_size and run one window at a time, then tokens one by one, over a KV cache
+// that slides: past keys [kv_heads, 1, head_size, context_length - window], past values [kv_heads, 1,
+// context_length - window, head_size] (window: window_size for the prompt, 1 after), the stage's presents (one
+// window) appended at the end after each run, the oldest positions dropped.
+struct SlidingWindowConfig {
+  int64_t window_size = 0;
+  int pad_value = 0;                // byte the uint8 cache starts filled with
+  std::string alignment = "right";  // "right": the prompt ends the last window (padding first); the only one run
+  bool slide_key_value_cache = true;
+  bool slide_inputs = true;
+  std::vector<int64_t> layers;  // per-layer sliding (Gemma-style local attention); must be empty to run
+};
+
 struct DecoderConfig {
   std::string filename;  // flat layout
   SessionOptionsConfig session_options;
@@ -75,6 +89,7 @@ struct DecoderConfig {
   int64_t head_size = 0;
   TensorNames names;
   std::vector<StageConfig> pipeline;  // non-empty for decoder-pipeline
+  std::optional<SlidingWindowConfig> sliding_window;
 };
 
 struct SearchConfig {
@@ -113,7 +128,8 @@ struct GenaiConfig {
 
 // Parses a genai_config.json document. `source` names the file in errors. Throws Error(kInvalidModel) naming
 // `source` and the JSON path for a wrong type, a missing required key, an unknown model type, an unsafe filename,
-// a beam search, `sliding_window` ("not supported yet"), or a graph_optimization_level that is not one of ORT's names
+// a beam search, a `sliding_window` that is invalid or of a kind modelkit does not run (see ParseSlidingWindow in
+// config.cpp), or a graph_optimization_level that is not one of ORT's names
 // (listing them). Unknown keys are not errors: they are listed in unknown_keys.
 GenaiConfig ParseGenaiConfig(const nlohmann::ordered_json& document, const std::filesystem::path& bundle_dir,
                              const std::string& source);

@@ -61,6 +61,7 @@ class Model {
   void CheckFlatInputs() const;
   void CheckPipelineWiring() const;
   void CheckLayerCount() const;
+  void CheckWindowedKv(const Ort::Session& session, const StageConfig& stage, const std::string& where) const;
   void CheckKvShape(const std::vector<int64_t>& shape, const std::string& input, const std::string& where) const;
 
   GenaiConfig config_;

@@ -1,5 +1,6 @@
 #include "support/reference_decoder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -64,6 +65,17 @@ std::vector<double> ReferenceDecoder::MatVec(const std::vector<float>& w, const 
   return y;
 }
 
+namespace {
+
+// ONNX QuantizeLinear to uint8 (zero point 128) then DequantizeLinear, with the scale in fp32 as the operators take it.
+double QuantizeDequantize(double x, double scale) {
+  const float s = static_cast<float>(scale);
+  const float q = std::clamp(std::nearbyint(static_cast<float>(x) / s) + 128.0f, 0.0f, 255.0f);
+  return static_cast<double>((q - 128.0f) * s);
+}
+
+}  // namespace
+
 // Hugging Face's rotate_half: pairs (i, i + d/2) rotate by position * theta^(-2i/d).
 void ReferenceDecoder::Rope(double* vec, int64_t position) const {
   const int64_t d = config_.head_dim, half = d / 2;
@@ -101,6 +113,10 @@ std::vector<float> ReferenceDecoder::Step(int64_t token) {
     }
     for (int64_t hh = 0; hh < c.num_heads; ++hh) Rope(q.data() + hh * d, pos);
     for (int64_t hh = 0; hh < c.num_kv_heads; ++hh) Rope(k.data() + hh * d, pos);
+    if (!c.kv_key_scales.empty()) {
+      for (double& e : k) e = QuantizeDequantize(e, c.kv_key_scales[static_cast<size_t>(l)]);
+      for (double& e : v) e = QuantizeDequantize(e, c.kv_value_scales[static_cast<size_t>(l)]);
+    }
     keys_[static_cast<size_t>(l)].push_back(k);
     values_[static_cast<size_t>(l)].push_back(v);
     const auto& keys = keys_[static_cast<size_t>(l)];

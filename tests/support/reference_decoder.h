@@ -28,6 +28,11 @@ struct ReferenceConfig {
   double rope_original_max_positions = 8192;
   bool qk_norm = false;  // Qwen3
   bool tie_word_embeddings = false;
+  // A uint8 KV cache (the windowed layout's): each cached key / value element goes through QuantizeLinear and
+  // DequantizeLinear with its layer's scale and zero point 128, as ONNX defines them (round half to even, saturate).
+  // Empty: the cache holds exact values.
+  std::vector<double> kv_key_scales;
+  std::vector<double> kv_value_scales;
 };
 
 // Weights by Hugging Face name, row-major as in the checkpoint ([out, in] for linear layers).

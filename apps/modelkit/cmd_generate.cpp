@@ -1,6 +1,7 @@
 // `modelkit generate`: run a genai bundle on a prompt, streaming the text to stdout (or one JSON document with
 // --format json: prompt ids, generated ids, text and timings).
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -149,10 +150,15 @@ int RunGenerate(const GenerateFlags& flags) {
                                            {"generated_ids", result.generated_ids},
                                            {"text", result.text},
                                            {"stop_reason", generate::StopReasonName(result.stop_reason)},
+                                           {"context_full", result.context_full},
                                            {"timings", TimingsJson(*model, result)}};
     std::cout << report.dump(2) << "\n";
   } else {
     std::cout << "\n" << std::flush;
+  }
+  if (result.context_full) {
+    std::fprintf(stderr, "note: generation stopped at the end of the model's context (%lld positions)\n",
+                 static_cast<long long>(result.prompt_ids.size() + result.generated_ids.size()));
   }
   return InterruptRequested() ? static_cast<int>(ExitCode::kInterrupted) : 0;
 }

@@ -34,6 +34,12 @@ uint64_t SeedFrom(const SearchConfig& search, const GenerateOptions& options) {
   return std::random_device{}();
 }
 
+// The positions the model can hold at all: the context, or a static KV cache's length.
+int64_t ContextCapacity(const Model& model) {
+  const int64_t context = model.config().context_length;
+  return model.fixed_kv_length() > 0 ? std::min(context, model.fixed_kv_length()) : context;
+}
+
 // The positions the runner can hold: the requested max length within the context and a fixed KV length.
 int64_t Capacity(const Model& model, const GenerateOptions& options) {
   const GenaiConfig& config = model.config();
@@ -72,6 +78,10 @@ Generator::Generator(const Model& model, const GenerateOptions& options)
   }
   stop_.min_length = options.min_length.value_or(config.search.min_length);
   timings_.generator_creation_ns = NanosSince(start);
+}
+
+bool Generator::context_full() const {
+  return stop_reason_ == StopReason::kMaxLength && stop_.max_length >= ContextCapacity(model_);
 }
 
 int64_t Generator::PositionsNeeded(int64_t prompt_length) const {
@@ -189,6 +199,7 @@ GenerationResult Generate(const Model& model, std::span<const int32_t> prompt, c
   result.prompt_ids = generator.prompt();
   result.generated_ids = generator.generated();
   result.stop_reason = generator.stop_reason();
+  result.context_full = generator.context_full();
   result.timings = generator.timings();
   if (tokenizer) {
     const Clock::time_point start = Clock::now();

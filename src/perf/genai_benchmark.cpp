@@ -38,6 +38,7 @@ GenaiBenchmarkInfo InfoOf(const session::GenaiSession& session, const GenaiPerfO
   }
   info.template_applied = template_applied;
   info.context_length = session.model().config().context_length;
+  if (const auto& window = session.model().config().decoder.sliding_window) info.window_size = window->window_size;
   return info;
 }
 
@@ -96,6 +97,7 @@ GenaiRequestSample RunRequest(const generate::Model& model, const session::Promp
 
   sample.prompt_tokens = static_cast<int64_t>(prompt.size());
   sample.generated_tokens = static_cast<int64_t>(generated.size());
+  sample.context_full = generator.context_full();
   sample.generator_create_ns = timings.generator_creation_ns;
   sample.prefill_ns = timings.prefill_ns;
   sample.first_token_ns = timings.first_token_ns - timings.prefill_ns;  // choosing the first token

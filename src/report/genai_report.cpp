@@ -81,6 +81,11 @@ ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* 
   block["prompt_tokens"] = first_timed ? ordered_json(first_timed->prompt_tokens) : ordered_json(nullptr);
   block["generated_tokens"] = first_timed ? ordered_json(first_timed->generated_tokens) : ordered_json(nullptr);
   block["context_length"] = info.context_length ? ordered_json(*info.context_length) : ordered_json(nullptr);
+  block["window_size"] = info.window_size ? ordered_json(*info.window_size) : ordered_json(nullptr);
+  // The windowed layout runs the prompt in ceil(prompt / window) runs of the prompt stages.
+  block["prompt_windows"] = info.window_size && first_timed
+                                ? ordered_json((first_timed->prompt_tokens + *info.window_size - 1) / *info.window_size)
+                                : ordered_json(nullptr);
   block["timestamp"] = context.timestamp_utc;
   return block;
 }
@@ -115,6 +120,7 @@ ordered_json RequestJson(const GenaiRequestSample& request) {
   block["index"] = request.index;
   block["prompt_tokens"] = request.prompt_tokens;
   block["generated_tokens"] = request.generated_tokens;
+  block["context_full"] = request.context_full;
   block["template_duration_ms"] = RoundTo(Ms(request.template_ns), 3);
   block["tokenization_duration_ms"] = RoundTo(Ms(request.tokenization_ns), 3);
   block["generator_create_duration_ms"] = RoundTo(Ms(request.generator_create_ns), 3);
@@ -277,6 +283,20 @@ std::string GenaiReportText(const ordered_json& report) {
   out << "Prompt: " << CountText(info.at("prompt_tokens"))
       << " tokens   Generated: " << CountText(info.at("generated_tokens"))
       << " tokens (max_new_tokens=" << info.at("max_new_tokens").dump() << ")\n";
+  if (!info.at("window_size").is_null()) {
+    out << "Windows: " << CountText(info.at("prompt_windows")) << " prompt window(s) of "
+        << info.at("window_size").dump() << " tokens (sliding_window)\n";
+  }
+  int64_t context_full = 0, timed_requests = 0;
+  for (const ordered_json& request : report.at("requests")) {
+    if (request.at("kind") != "timed") continue;
+    ++timed_requests;
+    if (request.at("context_full").get<bool>()) ++context_full;
+  }
+  if (context_full > 0) {
+    out << "Stopped at the end of the context (context_length " << info.at("context_length").dump() << ") in "
+        << context_full << " of " << timed_requests << " timed generation(s)\n";
+  }
 
   out << "\nStartup\n";
   out << "  Session load: " << FixedOrDash(load.at("session_load_duration_ms"), 2) << " ms\n";

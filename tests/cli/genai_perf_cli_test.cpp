@@ -37,6 +37,10 @@ class GenaiPerfCliTest : public ::testing::Test {
     options.layout = builder::Layout::kPipeline;
     options.ep = "simnpu";
     builder::BuildBundle(options);
+    options.output_dir = dir_->path() / "windowed";
+    options.window = 16;
+    builder::BuildBundle(options);
+    options.window = 0;
     options.output_dir = dir_->path() / "flat";
     options.layout = builder::Layout::kFlat;
     options.ep.clear();
@@ -47,6 +51,27 @@ class GenaiPerfCliTest : public ::testing::Test {
 
   static fs::path Pipeline() { return dir_->path() / "pipeline"; }
   static fs::path Flat() { return dir_->path() / "flat"; }
+  static fs::path Windowed() { return dir_->path() / "windowed"; }
+
+  // `modelkit generate` of a fixed prompt (20 ids: two windows of 16) with `extra` flags; the generated ids.
+  static Json GeneratedIds(const fs::path& bundle, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"generate",
+                                     "-m",
+                                     bundle.string(),
+                                     "--prompt-ids",
+                                     "1,17,42,99,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
+                                     "--max-new-tokens",
+                                     "12",
+                                     "--ignore-eos",
+                                     "-f",
+                                     "json",
+                                     "--ep-catalog",
+                                     kCatalog};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult result = RunModelkit(args);
+    EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+    return result.exit_code == 0 ? Json::parse(result.stdout_text)["generated_ids"] : Json();
+  }
 
   // A copy of a bundle for tests that write _compiled/.
   static fs::path Copy(const fs::path& bundle, const TempDir& tmp) {
@@ -248,6 +273,80 @@ TEST_F(GenaiPerfCliTest, ConcurrentCompilingRunsAllSucceedWithOneConsistentDeriv
   for (const fs::directory_entry& entry : fs::directory_iterator(bundle)) {
     EXPECT_EQ(entry.path().filename().string().find("_compiled."), std::string::npos) << entry.path();
   }
+}
+
+// The windowed NPU layout under every route the session offers: the report names the window and the prompt
+// windows, and the tokens are the same wherever the static stages run.
+TEST_F(GenaiPerfCliTest, WindowedLayoutRunsUnderEveryRoute) {
+  const Json expected = GeneratedIds(Windowed(), {"--ep", "cpu"});
+  ASSERT_EQ(expected.size(), 12u);
+  for (const std::vector<std::string>& flags :
+       std::vector<std::vector<std::string>>{{}, {"--ep", "simnpu"}, {"--device", "npu"}, {"--device", "cpu"}}) {
+    const std::string what = ::testing::PrintToString(flags);
+    const Json report = PerfJson(Windowed(), flags);
+    EXPECT_EQ(report["benchmark_info"]["window_size"], 16) << what;
+    const int64_t prompt = report["benchmark_info"]["prompt_tokens"];
+    EXPECT_EQ(report["benchmark_info"]["prompt_windows"], (prompt + 15) / 16) << what;
+    EXPECT_EQ(GeneratedIds(Windowed(), flags), expected) << what;
+  }
+  const ProcessResult text = Perf(Windowed(), {});
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find(" prompt window(s) of 16 tokens (sliding_window)"), std::string::npos)
+      << text.stdout_text;
+}
+
+// --compile on the windowed layout: the static stages are EPContext-compiled once, the second run reuses the
+// artifacts (not rewritten), and the tokens do not change.
+TEST_F(GenaiPerfCliTest, WindowedLayoutCompilesOnceAndReuses) {
+  TempDir tmp;
+  const fs::path bundle = Copy(Windowed(), tmp);
+  const Json expected = GeneratedIds(bundle, {"--ep", "cpu"});
+  EXPECT_EQ(PerfJson(bundle, {"--compile"})["benchmark_info"]["compiled_stages"], Json::parse(R"(["ctx", "iter"])"));
+  const fs::path artifact = bundle / "_compiled" / "ctx_simnpu_ctx.onnx";
+  ASSERT_TRUE(fs::exists(artifact));
+  const auto written = fs::last_write_time(artifact);
+  EXPECT_EQ(GeneratedIds(bundle, {"--compile"}), expected);
+  EXPECT_EQ(PerfJson(bundle, {"--compile"})["benchmark_info"]["compiled_stages"], Json::parse(R"(["ctx", "iter"])"));
+  EXPECT_EQ(fs::last_write_time(artifact), written) << "the second run compiled again";
+}
+
+// A generation that fills the static context stops there and says so: in the report and on generate's stderr.
+TEST_F(GenaiPerfCliTest, WindowedLayoutStopsAtTheEndOfTheContext) {
+  const auto perf = [&](const std::string& new_tokens, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "perf",
+        "-m",
+        Windowed().string(),
+        "--iterations",
+        "1",
+        "--warmup",
+        "0",
+        "--max-new-tokens",
+        new_tokens,
+        "--ignore-eos",
+        "--ep-catalog",
+        kCatalog,
+        "-o",
+        (Windowed().parent_path() / ("full-" + std::to_string(counter_++) + ".json")).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunModelkit(args);
+  };
+  const ProcessResult text = perf("100", {});
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("Stopped at the end of the context (context_length 64) in 1 of 1"), std::string::npos)
+      << text.stdout_text;
+  const ProcessResult json = perf("100", {"-f", "json", "-q"});
+  ASSERT_EQ(json.exit_code, 0) << json.stderr_text;
+  const Json request = Json::parse(json.stdout_text)["requests"][0];
+  EXPECT_EQ(request["context_full"], true);
+  EXPECT_EQ(request["prompt_tokens"].get<int64_t>() + request["generated_tokens"].get<int64_t>(), 64);
+  EXPECT_EQ(PerfJson(Windowed(), {})["requests"][0]["context_full"], false);
+  const ProcessResult generate = RunModelkit({"generate", "-m", Windowed().string(), "--prompt-ids", "1,2,3",
+                                              "--max-new-tokens", "100", "--ignore-eos", "--ep-catalog", kCatalog});
+  ASSERT_EQ(generate.exit_code, 0) << generate.stderr_text;
+  EXPECT_NE(generate.stderr_text.find("note: generation stopped at the end of the model's context (64 positions)"),
+            std::string::npos)
+      << generate.stderr_text;
 }
 
 }  // namespace

@@ -169,3 +169,66 @@ TEST(GenerateSimNpuTest, UnknownProviderIsAUsageError) {
 
 }  // namespace
 }  // namespace modelkit::test
+
+namespace modelkit::test {
+namespace {
+
+// Per stage, the nodes ORT placed on each EP (the sessions were created with record_ep_graph_assignment_info).
+std::map<std::string, std::map<std::string, size_t>> StagePlacement(const generate::Model& model) {
+  std::map<std::string, std::map<std::string, size_t>> placement;
+  for (const generate::LoadedStage& stage : model.stages()) placement[stage.config.name] = NodesPerEp(*stage.session);
+  return placement;
+}
+
+// The NPU a real compiler makes of static_shapes=1: the windowed layout's ctx/iter stages (every dimension fixed) run
+// wholly on it, while the dynamic pipeline's stages fall back to the CPU EP; the windowed bundle's tokens equal
+// those it gives on the CPU.
+TEST(GenerateSimNpuTest, WindowedStagesRunWhollyOnAStaticShapeNpu) {
+  RegisterSimNpu();
+  TempDir tmp;
+  builder::BuildOptions windowed = TinyGenerateOptions(tmp.path() / "windowed", builder::Layout::kPipeline);
+  windowed.window = 16;
+  builder::BuildBundle(windowed);
+  builder::BuildOptions cpu = windowed;
+  cpu.output_dir = tmp.path() / "cpu";
+  builder::BuildBundle(cpu);
+  builder::BuildOptions dynamic = TinyGenerateOptions(tmp.path() / "dynamic", builder::Layout::kPipeline);
+  builder::BuildBundle(dynamic);
+  for (const auto& bundle : {windowed.output_dir, dynamic.output_dir}) {
+    SetSimNpuProvider(bundle, {"ctx", "iter"}, {{"static_shapes", "1"}});
+    EditGenaiConfig(bundle, [](auto& config) {
+      for (auto& [name, stage] : config["model"]["decoder"]["pipeline"][0].items()) {
+        stage["session_options"]["session.record_ep_graph_assignment_info"] = "1";
+      }
+    });
+  }
+  const device::EpCatalog catalog = CatalogWithSimNpu();
+  int64_t claimed = 0;
+  const auto windowed_model = LoadOnSimNpu(windowed.output_dir, catalog, claimed);
+  EXPECT_GT(claimed, 0);
+  auto placement = StagePlacement(*windowed_model);
+  for (const char* stage : {"ctx", "iter"}) {
+    EXPECT_EQ(placement[stage].size(), 1u) << stage << " is split across EPs";
+    EXPECT_GT(placement[stage][kSimNpu], 0u) << stage << " has no node on the NPU";
+  }
+  const auto dynamic_model = LoadOnSimNpu(dynamic.output_dir, catalog, claimed);
+  placement = StagePlacement(*dynamic_model);
+  for (const char* stage : {"ctx", "iter"}) {
+    EXPECT_GT(placement[stage]["CPUExecutionProvider"], 0u) << "dynamic " << stage << " did not fall back to the CPU";
+  }
+
+  generate::LoadOptions load;
+  load.load_tokenizer = false;
+  const auto cpu_model = generate::Model::Load(cpu.output_dir, load);
+  generate::GenerateOptions greedy;
+  greedy.max_new_tokens = 24;
+  greedy.ignore_eos = true;
+  const std::vector<int32_t> prompt = {1, 17, 42, 99, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+  const int64_t runs_before = ReadSimNpuCounters().runs;
+  const auto on_npu = generate::Generate(*windowed_model, prompt, greedy);
+  EXPECT_GT(ReadSimNpuCounters().runs, runs_before);
+  EXPECT_EQ(on_npu.generated_ids, generate::Generate(*cpu_model, prompt, greedy).generated_ids);
+}
+
+}  // namespace
+}  // namespace modelkit::test

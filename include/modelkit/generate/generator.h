@@ -52,6 +52,9 @@ class Generator {
 
   bool done() const { return stop_reason_ != StopReason::kNone; }
   StopReason stop_reason() const { return stop_reason_; }
+  // Stopped because the sequence filled the model's context (context_length, or a static KV cache's length), not at
+  // a shorter max_length.
+  bool context_full() const;
   // Generated ids, including a final eos.
   const std::vector<int32_t>& generated() const { return generated_; }
   const std::vector<int32_t>& prompt() const { return prompt_; }
@@ -83,6 +86,7 @@ struct GenerationResult {
   std::vector<int32_t> generated_ids;
   std::string text;  // generated text, special tokens skipped (empty without a tokenizer)
   StopReason stop_reason = StopReason::kNone;
+  bool context_full = false;  // see Generator::context_full
   GenerationTimings timings;
 };
 

@@ -41,6 +41,7 @@ struct GenaiRequestSample {
   int index = 0;  // position within its kind (warm-up or timed)
   int64_t prompt_tokens = 0;
   int64_t generated_tokens = 0;  // including the first token
+  bool context_full = false;     // generation stopped at the end of the model's context
   int64_t template_ns = 0;
   int64_t tokenization_ns = 0;
   int64_t generator_create_ns = 0;
@@ -87,6 +88,7 @@ struct GenaiBenchmarkInfo {
   bool monitor = false;
   bool template_applied = false;
   std::optional<int64_t> context_length;  // nullopt when the bundle does not say
+  std::optional<int64_t> window_size;     // the windowed layout's prompt window (sliding_window), else nullopt
 };
 
 }  // namespace modelkit::report

@@ -213,17 +213,28 @@ void Model::CheckWindowedKv(const Ort::Session& session, const StageConfig& stag
                                                ", num_key_value_heads, head_size); check those keys");
     }
   };
-  // A stage that runs in one phase only has that phase's fixed lengths; one that runs in both cannot fix them.
+  // The prompt stage's cache has context - window slots and presents of a window, the token stage's context - 1 and
+  // one; a stage with KV that runs in both phases (the flat decoder) would need both shapes at once.
+  const std::set<std::string> past_names = KvNames(decoder, true), present_names = KvNames(decoder, false);
+  Ort::AllocatorWithDefaultOptions allocator;
+  bool has_kv = false;
+  for (size_t i = 0; i < session.GetInputCount(); ++i) {
+    has_kv = has_kv || past_names.count(session.GetInputNameAllocated(i, allocator).get()) > 0;
+  }
   const bool both = stage.run_on_prompt && stage.run_on_token_gen;
-  const int64_t past = both ? -1 : stage.run_on_prompt ? context - window : context - 1;
-  const int64_t present = both ? -1 : stage.run_on_prompt ? window : 1;
-  const char* phase = both ? "for both phases" : stage.run_on_prompt ? "on the prompt" : "on token generation";
+  if (has_kv && both) {
+    throw Error(ExitCode::kInvalidModel,
+                config_path + ": model.decoder.sliding_window needs the KV cache in a prompt stage and a token-"
+                              "generation stage of a decoder-pipeline (run_on_prompt / run_on_token_gen), but " +
+                    where + " holds it and runs in both phases");
+  }
+  const int64_t past = stage.run_on_prompt ? context - window : context - 1;
+  const int64_t present = stage.run_on_prompt ? window : 1;
+  const char* phase = stage.run_on_prompt ? "on the prompt" : "on token generation";
   if (kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 && kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT &&
       kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 && kv_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
     throw Error(ExitCode::kInvalidModel, where + ": the KV cache's element type is not uint8, fp32, fp16 or bf16");
   }
-  Ort::AllocatorWithDefaultOptions allocator;
-  const std::set<std::string> past_names = KvNames(decoder, true), present_names = KvNames(decoder, false);
   for (size_t i = 0; i < session.GetInputCount(); ++i) {
     const std::string name = session.GetInputNameAllocated(i, allocator).get();
     if (!past_names.count(name)) continue;

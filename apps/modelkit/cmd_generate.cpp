@@ -151,6 +151,7 @@ int RunGenerate(const GenerateFlags& flags) {
                                            {"text", result.text},
                                            {"stop_reason", generate::StopReasonName(result.stop_reason)},
                                            {"context_full", result.context_full},
+                                           {"kv_cache_bytes", result.kv_cache_bytes},
                                            {"timings", TimingsJson(*model, result)}};
     std::cout << report.dump(2) << "\n";
   } else {

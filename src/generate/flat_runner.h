@@ -16,6 +16,7 @@ class FlatRunner : public DecoderRunner {
   int64_t past_length() const override { return kv_.past_length(); }
   int64_t last_ort_ns() const override { return last_ort_ns_; }
   const std::vector<StageTimings>& stage_timings() const override { return timings_; }
+  size_t kv_bytes() const override { return kv_.bytes(); }
 
  private:
   const LoadedStage& stage_;

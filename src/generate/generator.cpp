@@ -200,6 +200,7 @@ GenerationResult Generate(const Model& model, std::span<const int32_t> prompt, c
   result.generated_ids = generator.generated();
   result.stop_reason = generator.stop_reason();
   result.context_full = generator.context_full();
+  result.kv_cache_bytes = generator.kv_cache_bytes();
   result.timings = generator.timings();
   if (tokenizer) {
     const Clock::time_point start = Clock::now();

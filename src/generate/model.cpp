@@ -224,8 +224,9 @@ void Model::CheckWindowedKv(const Ort::Session& session, const StageConfig& stag
   const bool both = stage.run_on_prompt && stage.run_on_token_gen;
   if (has_kv && both) {
     throw Error(ExitCode::kInvalidModel,
-                config_path + ": model.decoder.sliding_window needs the KV cache in a prompt stage and a token-"
-                              "generation stage of a decoder-pipeline (run_on_prompt / run_on_token_gen), but " +
+                config_path +
+                    ": model.decoder.sliding_window needs the KV cache in a prompt stage and a token-"
+                    "generation stage of a decoder-pipeline (run_on_prompt / run_on_token_gen), but " +
                     where + " holds it and runs in both phases");
   }
   const int64_t past = stage.run_on_prompt ? context - window : context - 1;

@@ -20,6 +20,7 @@ class PipelineRunner : public DecoderRunner, private StageFeeds {
   int64_t past_length() const override { return kv_.past_length(); }
   int64_t last_ort_ns() const override { return chain_.ort_ns(); }
   const std::vector<StageTimings>& stage_timings() const override { return chain_.timings(); }
+  size_t kv_bytes() const override { return kv_.bytes(); }
 
  private:
   bool BindInput(Ort::IoBinding& binding, size_t stage, const std::string& name) override;

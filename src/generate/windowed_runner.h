@@ -22,6 +22,7 @@ class WindowedRunner : public DecoderRunner, private StageFeeds {
   int64_t past_length() const override { return fed_; }
   int64_t last_ort_ns() const override { return chain_.ort_ns(); }
   const std::vector<StageTimings>& stage_timings() const override { return chain_.timings(); }
+  size_t kv_bytes() const override { return kv_.bytes(); }
 
   // Prompt windows of the last prompt run (0 before one).
   int64_t prompt_windows() const { return prompt_windows_; }

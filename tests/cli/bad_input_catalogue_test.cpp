@@ -97,8 +97,10 @@ void PrepareBundle(const Json& spec, const fs::path& target) {
     if (entry.path().filename() != "genai_config.json")
       fs::create_hard_link(entry.path(), target / entry.path().filename());
   }
-  Json config = Json::parse(ReadTextFile(master / "genai_config.json", "genai_config.json"));
-  if (spec.contains("patch")) config = config.patch(spec.at("patch"));
+  // Ordered: the order of a pipeline's stages is their run order.
+  nlohmann::ordered_json config =
+      nlohmann::ordered_json::parse(ReadTextFile(master / "genai_config.json", "genai_config.json"));
+  if (spec.contains("patch")) config = config.patch(nlohmann::ordered_json::parse(spec.at("patch").dump()));
   std::ofstream(target / "genai_config.json") << config.dump(2);
   if (!spec.contains("files")) return;
   for (const auto& [name, content] : spec.at("files").items()) {

@@ -26,6 +26,8 @@ class DecoderRunner {
   virtual int64_t last_ort_ns() const = 0;
   // Per-stage ORT Run durations so far.
   virtual const std::vector<StageTimings>& stage_timings() const = 0;
+  // Bytes the KV cache holds now (buffers as allocated; zero pages of a shared buffer count though not resident).
+  virtual size_t kv_bytes() const = 0;
 };
 
 // The runner for `model`, feeding at most `max_length` positions in all. The KV cache is a shared buffer of

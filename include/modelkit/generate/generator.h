@@ -55,6 +55,8 @@ class Generator {
   // Stopped because the sequence filled the model's context (context_length, or a static KV cache's length), not at
   // a shorter max_length.
   bool context_full() const;
+  // Bytes of the KV cache (0 before Prefill ran the model).
+  size_t kv_cache_bytes() const { return runner_ ? runner_->kv_bytes() : 0; }
   // Generated ids, including a final eos.
   const std::vector<int32_t>& generated() const { return generated_; }
   const std::vector<int32_t>& prompt() const { return prompt_; }
@@ -87,6 +89,7 @@ struct GenerationResult {
   std::string text;  // generated text, special tokens skipped (empty without a tokenizer)
   StopReason stop_reason = StopReason::kNone;
   bool context_full = false;  // see Generator::context_full
+  size_t kv_cache_bytes = 0;  // see Generator::kv_cache_bytes
   GenerationTimings timings;
 };
 

@@ -74,7 +74,7 @@ TEST(GenaiConfigTest, ErrorsNameFileAndPath) {
   EXPECT_NE(ErrorOf(doc).find("$.model.decoder.filename"), std::string::npos);
   doc = Flat();
   doc["model"]["decoder"]["sliding_window"] = Json::object();
-  EXPECT_NE(ErrorOf(doc).find("not supported yet"), std::string::npos);
+  EXPECT_NE(ErrorOf(doc).find("$.model.decoder.sliding_window.window_size is required"), std::string::npos);
   doc = Flat();
   doc["search"]["num_beams"] = 4;
   EXPECT_NE(ErrorOf(doc).find("$.search.num_beams"), std::string::npos);

@@ -134,9 +134,8 @@ TEST(GenaiReportJson, TopLevelKeysToolAndHost) {
                                                     "requests", "aggregate", "memory"}));
   EXPECT_EQ(report["schema_version"], 2);
   EXPECT_EQ(report["tool"], (ordered_json{{"name", "modelkit"}, {"version", "0.3.0"}, {"git_commit", "abc1234"}}));
-  EXPECT_EQ(Keys(report["host"]),
-            (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os", "ort_version",
-                                      "huge_pages"}));
+  EXPECT_EQ(Keys(report["host"]), (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os",
+                                                            "ort_version", "huge_pages"}));
   EXPECT_EQ(report["host"]["ort_version"], "1.23.0");
   EXPECT_GE(report["host"]["logical_cores"].get<int>(), 1);
 }
@@ -162,6 +161,8 @@ TEST(GenaiReportJson, BenchmarkInfo) {
                                                   "prompt_tokens",
                                                   "generated_tokens",
                                                   "context_length",
+                                                  "window_size",
+                                                  "prompt_windows",
                                                   "timestamp"}));
   EXPECT_EQ(info["runtime"], "genai");
   EXPECT_EQ(info["model_id"], "org/tiny-llm");
@@ -259,6 +260,7 @@ TEST(GenaiReportJson, RequestDerivedFields) {
                                                "index",
                                                "prompt_tokens",
                                                "generated_tokens",
+                                               "context_full",
                                                "template_duration_ms",
                                                "tokenization_duration_ms",
                                                "generator_create_duration_ms",
@@ -556,6 +558,32 @@ TEST(GenaiReportText, NothingMeasuredPrintsDashes) {
   EXPECT_THAT(text, HasSubstr("\nPrompt: - tokens   Generated: - tokens (max_new_tokens=128)\n"));
   EXPECT_THAT(text, HasSubstr("  Cold TTFT: - ms\n"));
   EXPECT_THAT(text, HasSubstr("\nDecode: - tokens/sec | - ms/token (TPOT)\n"));
+}
+
+// The windowed layout's report names the window and the prompt's windows; a request that filled the context says so.
+TEST(GenaiReportJson, WindowedLayoutAndContextFull) {
+  GenaiBenchmarkInfo info = Info();
+  info.window_size = 64;
+  GenaiRequestSample request = Simple();
+  request.prompt_tokens = 100;
+  request.context_full = true;
+  const ordered_json report = GenaiReportJson(info, Load(), {request}, std::nullopt, Context());
+  EXPECT_EQ(report["benchmark_info"]["window_size"], 64);
+  EXPECT_EQ(report["benchmark_info"]["prompt_windows"], 2);
+  EXPECT_EQ(report["requests"][0]["context_full"], true);
+  const std::string text = GenaiReportText(report);
+  EXPECT_NE(text.find("Windows: 2 prompt window(s) of 64 tokens (sliding_window)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Stopped at the end of the context (context_length 2048) in 1 of 1 timed generation(s)\n"),
+            std::string::npos)
+      << text;
+
+  const ordered_json plain = GenaiReportJson(Info(), Load(), {Simple()}, std::nullopt, Context());
+  EXPECT_TRUE(plain["benchmark_info"]["window_size"].is_null());
+  EXPECT_TRUE(plain["benchmark_info"]["prompt_windows"].is_null());
+  EXPECT_EQ(plain["requests"][0]["context_full"], false);
+  const std::string plain_text = GenaiReportText(plain);
+  EXPECT_EQ(plain_text.find("Windows:"), std::string::npos);
+  EXPECT_EQ(plain_text.find("Stopped at the end"), std::string::npos);
 }
 
 }  // namespace

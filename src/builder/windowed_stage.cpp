@@ -68,6 +68,8 @@ class WindowedAttention {
     w.AddInitializer("/model/constants/grouped_q_shape", OnnxType::kInt64, {5}, std::span<const int64_t>(q5));
     const int64_t out[] = {1, window_, spec_.num_heads * spec_.head_dim};
     w.AddInitializer("/model/constants/attn_out_shape", OnnxType::kInt64, {3}, std::span<const int64_t>(out));
+    const int64_t split[] = {context_ - window_, window_};
+    w.AddInitializer("/model/constants/past_window_split", OnnxType::kInt64, {2}, std::span<const int64_t>(split));
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(spec_.head_dim)));
     w.AddInitializer("/model/constants/attn_scale", OnnxType::kFloat, {}, std::span<const float>(&scale, 1));
   }
@@ -85,27 +87,37 @@ class WindowedAttention {
     w.AddNode("Transpose", {k_rot}, {k_t}, {Perm({2, 0, 3, 1})});
     w.AddNode("Transpose", {v4}, {v_t}, {Perm({2, 0, 1, 3})});
     const size_t layer = static_cast<size_t>(l);
-    const std::string keys =
-        AllPositions(p + "/key", k_t, FormatLayerName(kPastKeyFormat, l), FormatLayerName(kPresentKeyFormat, l), 3,
-                     kv_.quantized ? kv_.key_scales[layer] : 0.0f);
-    const std::string values =
-        AllPositions(p + "/value", v_t, FormatLayerName(kPastValueFormat, l), FormatLayerName(kPresentValueFormat, l),
-                     2, kv_.quantized ? kv_.value_scales[layer] : 0.0f);
+    const Readable keys = Cache(p + "/key", k_t, FormatLayerName(kPastKeyFormat, l),
+                                FormatLayerName(kPresentKeyFormat, l), kv_.quantized ? kv_.key_scales[layer] : 0.0f);
+    const Readable values =
+        Cache(p + "/value", v_t, FormatLayerName(kPastValueFormat, l), FormatLayerName(kPresentValueFormat, l),
+              kv_.quantized ? kv_.value_scales[layer] : 0.0f);
     // Queries grouped by the KV head they share: [kv_heads, 1, group, window, head_dim].
     const std::string q5 = p + "/q/Reshape_1/output_0", q_t = p + "/q/Transpose/output_0";
     w.AddNode("Reshape", {q_rot, "/model/constants/grouped_q_shape"}, {q5});
     w.AddNode("Transpose", {q5}, {q_t}, {Perm({2, 0, 3, 1, 4})});
     const std::string q_scaled = p + "/q/Mul/output_0";
     w.AddNode("Mul", {q_t, "/model/constants/attn_scale"}, {q_scaled});
-    const std::string k5 = keys + "/Unsqueeze", v5 = values + "/Unsqueeze";
-    w.AddNode("Unsqueeze", {keys, "/model/constants/axes_2"}, {k5});
-    w.AddNode("Unsqueeze", {values, "/model/constants/axes_2"}, {v5});
-    const std::string scores = p + "/scores/MatMul/output_0", biased = p + "/scores/Add/output_0";
-    w.AddNode("MatMul", {q_scaled, k5}, {scores});  // [kv_heads, 1, group, window, context]
+    // Scores against the past and against the window, concatenated: [kv_heads, 1, group, window, context]. The cache
+    // is read where it lies instead of being copied into one tensor with the window's keys every run (a context of
+    // keys and values per step, the largest cost of a decode step on a CPU).
+    const std::string past_scores = p + "/scores/past/MatMul/output_0",
+                      fresh_scores = p + "/scores/window/MatMul/output_0";
+    w.AddNode("MatMul", {q_scaled, Grouped(keys.past)}, {past_scores});
+    w.AddNode("MatMul", {q_scaled, Grouped(keys.fresh)}, {fresh_scores});
+    const std::string scores = p + "/scores/Concat/output_0", biased = p + "/scores/Add/output_0";
+    w.AddNode("Concat", {past_scores, fresh_scores}, {scores}, {IntAttr("axis", -1)});
     w.AddNode("Add", {scores, kBias}, {biased});
-    const std::string probs = p + "/Softmax/output_0", context = p + "/context/MatMul/output_0";
+    const std::string probs = p + "/Softmax/output_0";
     w.AddNode("Softmax", {biased}, {probs}, {IntAttr("axis", -1)});
-    w.AddNode("MatMul", {probs, v5}, {context});  // [kv_heads, 1, group, window, head_dim]
+    const std::string past_probs = p + "/probs/Split/output_0", fresh_probs = p + "/probs/Split/output_1";
+    w.AddNode("Split", {probs, "/model/constants/past_window_split"}, {past_probs, fresh_probs}, {IntAttr("axis", -1)});
+    const std::string past_context = p + "/context/past/MatMul/output_0";
+    const std::string fresh_context = p + "/context/window/MatMul/output_0";
+    const std::string context = p + "/context/Add/output_0";
+    w.AddNode("MatMul", {past_probs, Grouped(values.past)}, {past_context});  // [kv_heads, 1, group, window, head_dim]
+    w.AddNode("MatMul", {fresh_probs, Grouped(values.fresh)}, {fresh_context});
+    w.AddNode("Add", {past_context, fresh_context}, {context});
     const std::string back = p + "/context/Transpose/output_0", out = p + "/context/Reshape/output_0";
     w.AddNode("Transpose", {context}, {back}, {Perm({1, 3, 0, 2, 4})});
     w.AddNode("Reshape", {back, "/model/constants/attn_out_shape"}, {out});
@@ -132,26 +144,34 @@ class WindowedAttention {
     return out;
   }
 
-  // The window's `fresh` keys or values become `present` (quantised when the cache is) and are appended on `axis` to
-  // the past's: what attention reads, in fp32, every past position then the window's.
-  std::string AllPositions(const std::string& p, const std::string& fresh, const std::string& past,
-                           const std::string& present, int64_t axis, float scale) {
+  // What attention reads of one of the cache's tensors, in fp32: the past's positions and the window's.
+  struct Readable {
+    std::string past;
+    std::string fresh;
+  };
+
+  // The window's `fresh` keys or values become `present`, quantised when the cache is; returns what attention reads.
+  Readable Cache(const std::string& p, const std::string& fresh, const std::string& past, const std::string& present,
+                 float scale) {
     OnnxModelWriter& w = e_.writer();
-    std::string past_read = past, fresh_read = fresh;
-    if (kv_.quantized) {
-      w.AddInitializer(p + "/scale", OnnxType::kFloat, {}, std::span<const float>(&scale, 1));
-      w.AddInitializer(p + "/zero_point", OnnxType::kUint8, {}, std::span<const uint8_t>(&kKvZeroPoint, 1));
-      w.AddNode("QuantizeLinear", {fresh, p + "/scale", p + "/zero_point"}, {present});
-      fresh_read = p + "/present/DequantizeLinear/output_0";
-      past_read = p + "/past/DequantizeLinear/output_0";
-      w.AddNode("DequantizeLinear", {present, p + "/scale", p + "/zero_point"}, {fresh_read});
-      w.AddNode("DequantizeLinear", {past, p + "/scale", p + "/zero_point"}, {past_read});
-    } else {
+    if (!kv_.quantized) {
       w.AddNode("Identity", {fresh}, {present});
+      return {past, fresh};
     }
-    const std::string all = p + "/Concat/output_0";
-    w.AddNode("Concat", {past_read, fresh_read}, {all}, {IntAttr("axis", axis)});
-    return all;
+    w.AddInitializer(p + "/scale", OnnxType::kFloat, {}, std::span<const float>(&scale, 1));
+    w.AddInitializer(p + "/zero_point", OnnxType::kUint8, {}, std::span<const uint8_t>(&kKvZeroPoint, 1));
+    w.AddNode("QuantizeLinear", {fresh, p + "/scale", p + "/zero_point"}, {present});
+    const Readable read{p + "/past/DequantizeLinear/output_0", p + "/present/DequantizeLinear/output_0"};
+    w.AddNode("DequantizeLinear", {past, p + "/scale", p + "/zero_point"}, {read.past});
+    w.AddNode("DequantizeLinear", {present, p + "/scale", p + "/zero_point"}, {read.fresh});
+    return read;
+  }
+
+  // A cache tensor [kv_heads, 1, a, b] as [kv_heads, 1, 1, a, b], to multiply the grouped queries.
+  std::string Grouped(const std::string& tensor) {
+    const std::string out = tensor + "/Unsqueeze";
+    e_.writer().AddNode("Unsqueeze", {tensor, "/model/constants/axes_2"}, {out});
+    return out;
   }
 
   static constexpr const char* kBias = "/model/attn_mask/bias";

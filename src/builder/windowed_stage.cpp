@@ -64,10 +64,24 @@ class WindowedAttention {
     w.AddNode("Mul", {"/model/attn_mask/Sub/output_0", "/model/constants/mask_magnitude"},
               {"/model/attn_mask/Mul/output_0"});
     w.AddNode("Add", {"/model/attn_mask/causal_bias", "/model/attn_mask/Mul/output_0"}, {kBias});
-    const int64_t q5[] = {1, window_, spec_.num_kv_heads, spec_.num_heads / spec_.num_kv_heads, spec_.head_dim};
-    w.AddInitializer("/model/constants/grouped_q_shape", OnnxType::kInt64, {5}, std::span<const int64_t>(q5));
-    const int64_t out[] = {1, window_, spec_.num_heads * spec_.head_dim};
-    w.AddInitializer("/model/constants/attn_out_shape", OnnxType::kInt64, {3}, std::span<const int64_t>(out));
+    // Attention runs on 3-D tensors batched by KV head, without broadcasting: queries [kv_heads, group * window,
+    // head_dim], keys [kv_heads, head_dim, positions], values [kv_heads, positions, head_dim].
+    const int64_t kv = spec_.num_kv_heads, group = spec_.num_heads / spec_.num_kv_heads, d = spec_.head_dim;
+    const std::pair<const char*, std::vector<int64_t>> shapes[] = {
+        {"q_by_kv_head", {window_, kv, group, d}},
+        {"q3", {kv, group * window_, d}},
+        {"keys_past3", {kv, d, past}},
+        {"keys_window3", {kv, d, window_}},
+        {"values_past3", {kv, past, d}},
+        {"values_window3", {kv, window_, d}},
+        {"scores4", {kv, group, window_, context_}},
+        {"scores3", {kv, group * window_, context_}},
+        {"context4", {kv, group, window_, d}},
+        {"attn_out_shape", {1, window_, spec_.num_heads * d}}};
+    for (const auto& [name, dims] : shapes) {
+      w.AddInitializer(std::string("/model/constants/") + name, OnnxType::kInt64, {static_cast<int64_t>(dims.size())},
+                       std::span<const int64_t>(dims));
+    }
     const int64_t split[] = {context_ - window_, window_};
     w.AddInitializer("/model/constants/past_window_split", OnnxType::kInt64, {2}, std::span<const int64_t>(split));
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(spec_.head_dim)));
@@ -92,34 +106,40 @@ class WindowedAttention {
     const Readable values =
         Cache(p + "/value", v_t, FormatLayerName(kPastValueFormat, l), FormatLayerName(kPresentValueFormat, l),
               kv_.quantized ? kv_.value_scales[layer] : 0.0f);
-    // Queries grouped by the KV head they share: [kv_heads, 1, group, window, head_dim].
-    const std::string q5 = p + "/q/Reshape_1/output_0", q_t = p + "/q/Transpose/output_0";
-    w.AddNode("Reshape", {q_rot, "/model/constants/grouped_q_shape"}, {q5});
-    w.AddNode("Transpose", {q5}, {q_t}, {Perm({2, 0, 3, 1, 4})});
-    const std::string q_scaled = p + "/q/Mul/output_0";
-    w.AddNode("Mul", {q_t, "/model/constants/attn_scale"}, {q_scaled});
-    // Scores against the past and against the window, concatenated: [kv_heads, 1, group, window, context]. The cache
+    // Queries grouped by the KV head they share: [kv_heads, group * window, head_dim], scaled.
+    const std::string q_split = p + "/q/Reshape_1/output_0", q_t = p + "/q/Transpose/output_0";
+    const std::string q3 = p + "/q/Reshape_2/output_0", q_scaled = p + "/q/Mul/output_0";
+    w.AddNode("Reshape", {q_rot, "/model/constants/q_by_kv_head"}, {q_split});
+    w.AddNode("Transpose", {q_split}, {q_t}, {Perm({1, 2, 0, 3})});
+    w.AddNode("Reshape", {q_t, "/model/constants/q3"}, {q3});
+    w.AddNode("Mul", {q3, "/model/constants/attn_scale"}, {q_scaled});
+    // Scores against the past and against the window, concatenated: [kv_heads, group * window, context]. The cache
     // is read where it lies instead of being copied into one tensor with the window's keys every run (a context of
     // keys and values per step, the largest cost of a decode step on a CPU).
-    const std::string past_scores = p + "/scores/past/MatMul/output_0",
-                      fresh_scores = p + "/scores/window/MatMul/output_0";
-    w.AddNode("MatMul", {q_scaled, Grouped(keys.past)}, {past_scores});
-    w.AddNode("MatMul", {q_scaled, Grouped(keys.fresh)}, {fresh_scores});
-    const std::string scores = p + "/scores/Concat/output_0", biased = p + "/scores/Add/output_0";
+    const std::string past_scores = p + "/scores/past/MatMul/output_0";
+    const std::string fresh_scores = p + "/scores/window/MatMul/output_0";
+    w.AddNode("MatMul", {q_scaled, As3d(keys.past, "keys_past3")}, {past_scores});
+    w.AddNode("MatMul", {q_scaled, As3d(keys.fresh, "keys_window3")}, {fresh_scores});
+    const std::string scores = p + "/scores/Concat/output_0", scores4 = p + "/scores/Reshape/output_0";
+    const std::string biased = p + "/scores/Add/output_0";
     w.AddNode("Concat", {past_scores, fresh_scores}, {scores}, {IntAttr("axis", -1)});
-    w.AddNode("Add", {scores, kBias}, {biased});
-    const std::string probs = p + "/Softmax/output_0";
+    w.AddNode("Reshape", {scores, "/model/constants/scores4"}, {scores4});  // [kv_heads, group, window, context]
+    w.AddNode("Add", {scores4, kBias}, {biased});
+    const std::string probs = p + "/Softmax/output_0", probs3 = p + "/probs/Reshape/output_0";
     w.AddNode("Softmax", {biased}, {probs}, {IntAttr("axis", -1)});
+    w.AddNode("Reshape", {probs, "/model/constants/scores3"}, {probs3});
     const std::string past_probs = p + "/probs/Split/output_0", fresh_probs = p + "/probs/Split/output_1";
-    w.AddNode("Split", {probs, "/model/constants/past_window_split"}, {past_probs, fresh_probs}, {IntAttr("axis", -1)});
+    w.AddNode("Split", {probs3, "/model/constants/past_window_split"}, {past_probs, fresh_probs},
+              {IntAttr("axis", -1)});
     const std::string past_context = p + "/context/past/MatMul/output_0";
     const std::string fresh_context = p + "/context/window/MatMul/output_0";
-    const std::string context = p + "/context/Add/output_0";
-    w.AddNode("MatMul", {past_probs, Grouped(values.past)}, {past_context});  // [kv_heads, 1, group, window, head_dim]
-    w.AddNode("MatMul", {fresh_probs, Grouped(values.fresh)}, {fresh_context});
-    w.AddNode("Add", {past_context, fresh_context}, {context});
+    const std::string context = p + "/context/Add/output_0", context4 = p + "/context/Reshape_1/output_0";
+    w.AddNode("MatMul", {past_probs, As3d(values.past, "values_past3")}, {past_context});
+    w.AddNode("MatMul", {fresh_probs, As3d(values.fresh, "values_window3")}, {fresh_context});
+    w.AddNode("Add", {past_context, fresh_context}, {context});  // [kv_heads, group * window, head_dim]
+    w.AddNode("Reshape", {context, "/model/constants/context4"}, {context4});
     const std::string back = p + "/context/Transpose/output_0", out = p + "/context/Reshape/output_0";
-    w.AddNode("Transpose", {context}, {back}, {Perm({1, 3, 0, 2, 4})});
+    w.AddNode("Transpose", {context4}, {back}, {Perm({2, 0, 1, 3})});  // [window, kv_heads, group, head_dim]
     w.AddNode("Reshape", {back, "/model/constants/attn_out_shape"}, {out});
     return out;
   }
@@ -167,10 +187,10 @@ class WindowedAttention {
     return read;
   }
 
-  // A cache tensor [kv_heads, 1, a, b] as [kv_heads, 1, 1, a, b], to multiply the grouped queries.
-  std::string Grouped(const std::string& tensor) {
-    const std::string out = tensor + "/Unsqueeze";
-    e_.writer().AddNode("Unsqueeze", {tensor, "/model/constants/axes_2"}, {out});
+  // A cache tensor [kv_heads, 1, a, b] as [kv_heads, a, b] (`shape` names the constant).
+  std::string As3d(const std::string& tensor, const char* shape) {
+    const std::string out = tensor + "/Reshape3d";
+    e_.writer().AddNode("Reshape", {tensor, std::string("/model/constants/") + shape}, {out});
     return out;
   }
 

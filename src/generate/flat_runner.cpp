@@ -50,7 +50,11 @@ std::span<const float> FlatRunner::Run(std::span<const int64_t> tokens) {
         stage_.config.filename + ": ONNX Runtime failed at position " + std::to_string(kv_.past_length()));
   }
   last_ort_ns_ = NanosSince(start);
-  kv_bound_ = true;
+  if (stage_.binds_to_device) {
+    bound_ = StepTensors::Bound();  // the device took copies of the inputs when they were bound: bind them again
+  } else {
+    kv_bound_ = true;
+  }
   (prompt ? timings_[0].prompt_run_ns : timings_[0].token_run_ns).push_back(last_ort_ns_);
   kv_.Commit(chunk);
   return step_.LastLogits();

@@ -129,6 +129,9 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
       }
     }
     if (config_.decoder.sliding_window) CheckWindowedKv(*stage.session, stage_config, where);
+    for (const Ort::ConstMemoryInfo& memory : stage.session->GetMemoryInfoForInputs()) {
+      if (memory && memory.GetDeviceType() != OrtMemoryInfoDeviceType_CPU) stage.binds_to_device = true;
+    }
     for (size_t i = 0; i < stage.session->GetOutputCount(); ++i) {
       stage.session_outputs.push_back(stage.session->GetOutputNameAllocated(i, allocator).get());
     }

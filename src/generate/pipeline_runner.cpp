@@ -10,7 +10,17 @@ PipelineRunner::PipelineRunner(const Model& model, int64_t kv_shared_length, int
     step_.Observe(*stage.session, "pipeline stage '" + stage.config.name + "'");
     bound_.emplace_back();
     kv_bound_.push_back(false);
+    on_device_.push_back(stage.binds_to_device);
   }
+}
+
+void PipelineRunner::StageRan(size_t stage) {
+  // A stage on a device took copies of its inputs when they were bound: it gets them again next run.
+  if (on_device_[stage]) {
+    bound_[stage] = StepTensors::Bound();
+    return;
+  }
+  kv_bound_[stage] = true;
 }
 
 bool PipelineRunner::BindInput(Ort::IoBinding& binding, size_t stage, const std::string& name) {

@@ -25,7 +25,7 @@ class PipelineRunner : public DecoderRunner, private StageFeeds {
  private:
   bool BindInput(Ort::IoBinding& binding, size_t stage, const std::string& name) override;
   bool BindOutput(Ort::IoBinding& binding, size_t stage, const std::string& name) override;
-  void StageRan(size_t stage) override { kv_bound_[stage] = true; }
+  void StageRan(size_t stage) override;
 
   KvCache kv_;
   StepTensors step_;
@@ -33,6 +33,7 @@ class PipelineRunner : public DecoderRunner, private StageFeeds {
   int64_t chunk_ = 0;                      // tokens of the step being run
   std::vector<StepTensors::Bound> bound_;  // per stage
   std::vector<bool> kv_bound_;             // per stage: shared KV buffers already bound
+  std::vector<bool> on_device_;            // per stage: LoadedStage::binds_to_device
 };
 
 }  // namespace modelkit::generate

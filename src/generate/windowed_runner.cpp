@@ -47,7 +47,10 @@ bool WindowedRunner::BindOutput(Ort::IoBinding& binding, size_t stage, const std
   return true;
 }
 
-void WindowedRunner::StageRan(size_t stage) { bound_[stage] = {inputs_.version(), kv_.version()}; }
+void WindowedRunner::StageRan(size_t stage) {
+  // A stage on a device took copies of its inputs when they were bound: it gets them again next run.
+  bound_[stage] = model_.stages()[stage].binds_to_device ? Bound{} : Bound{inputs_.version(), kv_.version()};
+}
 
 void WindowedRunner::RunPrompt(std::span<const int64_t> tokens) {
   const int64_t length = static_cast<int64_t>(tokens.size());

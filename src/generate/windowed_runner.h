@@ -35,7 +35,7 @@ class WindowedRunner : public DecoderRunner, private StageFeeds {
 
   // What a stage's binding holds: the versions of the inputs and of the cache it was bound with.
   struct Bound {
-    uint64_t inputs = 0;
+    uint64_t inputs = 0;  // 0: not bound (versions start at 1)
     uint64_t kv = 0;
   };
 

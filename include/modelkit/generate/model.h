@@ -30,6 +30,9 @@ struct LoadedStage {
   std::unique_ptr<Ort::Session> session;
   std::vector<std::string> session_inputs;
   std::vector<std::string> session_outputs;
+  // Some input is consumed from memory that is not the CPU's (e.g. WebGPU): ORT copies an IoBinding's input to that
+  // device when it is bound, so a runner binds this stage's inputs anew every run instead of refilling a bound buffer.
+  bool binds_to_device = false;
 };
 
 class Model {

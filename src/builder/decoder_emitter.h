@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,15 +30,19 @@ class DecoderEmitter {
         progress_(progress),
         act_(ActivationType(options)) {}
 
+  // An int64 constant "/model/constants/<name>" of `dims` holding `values`, added the first time it is asked for
+  // (so a graph carries only the constants its nodes use). Returns its name.
+  std::string IntsConstant(const std::string& name, const std::vector<int64_t>& dims,
+                           const std::vector<int64_t>& values) {
+    const std::string full = "/model/constants/" + name;
+    if (constants_.insert(full).second) {
+      writer_.AddInitializer(full, OnnxType::kInt64, dims, std::span<const int64_t>(values));
+    }
+    return full;
+  }
+
+  // The rotary caches "cos_cache" / "sin_cache".
   void EmitConstants() {
-    const int64_t one = 1;
-    writer_.AddInitializer("/model/constants/one_i64", OnnxType::kInt64, {}, std::span<const int64_t>(&one, 1));
-    writer_.AddInitializer("/model/constants/axes_1", OnnxType::kInt64, {1}, std::span<const int64_t>(&one, 1));
-    const int64_t heads_shape[] = {0, 0, -1, spec_.head_dim};
-    writer_.AddInitializer("/model/constants/heads_shape", OnnxType::kInt64, {4},
-                           std::span<const int64_t>(heads_shape));
-    const int64_t flat_shape[] = {0, 0, -1};
-    writer_.AddInitializer("/model/constants/flat_shape", OnnxType::kInt64, {3}, std::span<const int64_t>(flat_shape));
     // Rotary caches [context_length, head_dim / 2]: angle = position * inverse frequency.
     const int64_t half = spec_.head_dim / 2;
     std::vector<float> cos_cache(static_cast<size_t>(options_.context_length * half));
@@ -58,14 +63,14 @@ class DecoderEmitter {
   // seqlens_k = sum(attention_mask) - 1 and total_sequence_length = attention_mask.shape[1], both int32, as
   // GroupQueryAttention wants them (works for a growing KV cache and for a shared max-length buffer).
   void EmitSequenceLengths(const std::string& attention_mask) {
-    writer_.AddNode("ReduceSum", {attention_mask, "/model/constants/axes_1"}, {"/model/attn_mask/ReduceSum/output_0"},
+    const std::string one = IntsConstant("one_i64", {}, {1}), axes_1 = IntsConstant("axes_1", {1}, {1});
+    writer_.AddNode("ReduceSum", {attention_mask, axes_1}, {"/model/attn_mask/ReduceSum/output_0"},
                     {IntAttr("keepdims", 0)});
-    writer_.AddNode("Sub", {"/model/attn_mask/ReduceSum/output_0", "/model/constants/one_i64"},
-                    {"/model/attn_mask/Sub/output_0"});
+    writer_.AddNode("Sub", {"/model/attn_mask/ReduceSum/output_0", one}, {"/model/attn_mask/Sub/output_0"});
     writer_.AddNode("Cast", {"/model/attn_mask/Sub/output_0"}, {seqlens_k_}, {IntAttr("to", 6)});
     writer_.AddNode("Shape", {attention_mask}, {"/model/attn_mask/Shape/output_0"});
-    writer_.AddNode("Gather", {"/model/attn_mask/Shape/output_0", "/model/constants/one_i64"},
-                    {"/model/attn_mask/Gather/output_0"}, {IntAttr("axis", 0)});
+    writer_.AddNode("Gather", {"/model/attn_mask/Shape/output_0", one}, {"/model/attn_mask/Gather/output_0"},
+                    {IntAttr("axis", 0)});
     writer_.AddNode("Cast", {"/model/attn_mask/Gather/output_0"}, {total_length_}, {IntAttr("to", 6)});
   }
 
@@ -189,10 +194,10 @@ class DecoderEmitter {
   // RMSNorm over each head of a [batch, seq, heads * head_dim] tensor (Qwen3's q_norm / k_norm).
   std::string HeadNorm(const std::string& input, const std::string& weight, const std::string& prefix) {
     const std::string heads = prefix + "/Reshape/output_0";
-    writer_.AddNode("Reshape", {input, "/model/constants/heads_shape"}, {heads});
+    writer_.AddNode("Reshape", {input, HeadsShape()}, {heads});
     const std::string normed = Norm(heads, weight, spec_.head_dim, prefix);
     const std::string out = prefix + "/Reshape_1/output_0";
-    writer_.AddNode("Reshape", {normed, "/model/constants/flat_shape"}, {out});
+    writer_.AddNode("Reshape", {normed, IntsConstant("flat_shape", {3}, {0, 0, -1})}, {out});
     return out;
   }
 
@@ -230,6 +235,9 @@ class DecoderEmitter {
     return out;
   }
 
+  // [.., seq, heads * head_dim] -> [.., seq, heads, head_dim] (the shape constant of that Reshape).
+  std::string HeadsShape() { return IntsConstant("heads_shape", {4}, {0, 0, -1, spec_.head_dim}); }
+
   const ModelSpec& spec() const { return spec_; }
   const DecoderGraphOptions& options() const { return options_; }
   OnnxModelWriter& writer() { return writer_; }
@@ -244,6 +252,7 @@ class DecoderEmitter {
   std::string seqlens_k_ = "/model/attn_mask/seqlens_k";
   std::string total_length_ = "/model/attn_mask/total_seq_len";
   OnnxType act_;
+  std::set<std::string> constants_;  // IntsConstant names already added
 };
 
 }  // namespace modelkit::builder

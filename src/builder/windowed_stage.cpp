@@ -92,9 +92,9 @@ class WindowedAttention {
     OnnxModelWriter& w = e_.writer();
     const std::string p = "/model/layers." + std::to_string(l) + "/attn";
     const std::string q4 = p + "/q/Reshape/output_0", k4 = p + "/k/Reshape/output_0", v4 = p + "/v/Reshape/output_0";
-    w.AddNode("Reshape", {q, "/model/constants/heads_shape"}, {q4});
-    w.AddNode("Reshape", {k, "/model/constants/heads_shape"}, {k4});
-    w.AddNode("Reshape", {v, "/model/constants/heads_shape"}, {v4});
+    w.AddNode("Reshape", {q, e_.HeadsShape()}, {q4});
+    w.AddNode("Reshape", {k, e_.HeadsShape()}, {k4});
+    w.AddNode("Reshape", {v, e_.HeadsShape()}, {v4});
     const std::string q_rot = Rotary(q4, p + "/q_rotary"), k_rot = Rotary(k4, p + "/k_rotary");
     // [1, window, kv_heads, head_dim] -> keys [kv_heads, 1, head_dim, window], values [kv_heads, 1, window, head_dim].
     const std::string k_t = p + "/k/Transpose/output_0", v_t = p + "/v/Transpose/output_0";

@@ -17,6 +17,7 @@
 #include "modelkit/generate/model.h"
 #include "support/build_fixtures.h"
 #include "support/generate_fixtures.h"
+#include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace modelkit::test {
@@ -180,6 +181,37 @@ TEST(BuildWindowedGenerateTest, FloatKvGreedyTokensEqualFlat) {
   ASSERT_EQ(a.generated_ids.size(), 64u);
   EXPECT_EQ(b.generated_ids, a.generated_ids);
   EXPECT_GT(std::set<int32_t>(a.generated_ids.begin(), a.generated_ids.end()).size(), 8u);  // not one repeated token
+}
+
+// The runtime feeds ids, mask and positions in the element type each stage declares: the same bundle rewritten (by
+// Debian's python3-onnx) to take them as int64 gives the int32 bundle's tokens.
+TEST(BuildWindowedGenerateTest, Int64IdsMaskAndPositionsGiveTheSameTokens) {
+  TempDir tmp;
+  builder::BuildOptions int32 = TinyGenerateOptions(tmp.path() / "int32", builder::Layout::kPipeline);
+  int32.window = 16;
+  builder::BuildBundle(int32);
+  const std::filesystem::path int64 = tmp.path() / "int64";
+  const ProcessResult rewrite =
+      RunProcess({"/usr/bin/python3", std::string(MODELKIT_FIXTURES_DIR) + "/windowed/int64_inputs.py",
+                  int32.output_dir.string(), int64.string()});
+  ASSERT_EQ(rewrite.exit_code, 0) << rewrite.stderr_text;
+  const auto a = LoadWithoutTokenizer(int32.output_dir), b = LoadWithoutTokenizer(int64);
+  for (const generate::LoadedStage& stage : b->stages()) {
+    for (size_t i = 0; i < stage.session->GetInputCount(); ++i) {
+      const std::string name = stage.session_inputs[i];
+      if (name != "input_ids" && name != "attention_mask" && name != "position_ids") continue;
+      EXPECT_EQ(stage.session->GetInputTypeInfo(i).GetTensorTypeAndShapeInfo().GetElementType(),
+                ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64)
+          << stage.config.name << " " << name;
+    }
+  }
+  const std::vector<int32_t> prompt = {2, 71, 82, 81, 82, 8, 45, 9, 10, 11, 12, 13, 40, 50, 60, 70, 80, 90, 100};
+  generate::GenerateOptions options;
+  options.max_new_tokens = 24;
+  options.ignore_eos = true;
+  const generate::GenerationResult expected = generate::Generate(*a, prompt, options);
+  ASSERT_EQ(expected.generated_ids.size(), 24u);
+  EXPECT_EQ(generate::Generate(*b, prompt, options).generated_ids, expected.generated_ids);
 }
 
 TEST(BuildWindowedConfigTest, SlidingWindowAsOnnxruntimeGenaiReadsIt) {

@@ -7,13 +7,33 @@
 #include "modelkit/base/error.h"
 
 namespace modelkit::generate {
-namespace {
-
 bool IsIntType(ONNXTensorElementDataType type) {
   return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
 }
 
-}  // namespace
+std::optional<LogitsOutput> ObserveLogitsOutput(const Ort::Session& session, const std::string& logits,
+                                                int64_t vocab_size, const std::string& where) {
+  Ort::AllocatorWithDefaultOptions allocator;
+  for (size_t i = 0; i < session.GetOutputCount(); ++i) {
+    if (session.GetOutputNameAllocated(i, allocator).get() != logits) continue;
+    const Ort::TypeInfo type_info = session.GetOutputTypeInfo(i);  // owns what `info` views
+    const auto info = type_info.GetTensorTypeAndShapeInfo();
+    LogitsOutput output;
+    output.type = info.GetElementType();
+    if (output.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && output.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 &&
+        output.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
+      throw Error(ExitCode::kInvalidModel, where + ": output '" + logits + "' must be fp32, fp16 or bf16");
+    }
+    const std::vector<int64_t> shape = info.GetShape();
+    output.last_only = shape.size() == 3 && shape[1] == 1;
+    if (shape.size() == 3 && shape[2] > 0 && shape[2] != vocab_size) {
+      throw Error(ExitCode::kInvalidModel, where + ": output '" + logits + "' has " + std::to_string(shape[2]) +
+                                               " columns but model.vocab_size is " + std::to_string(vocab_size));
+    }
+    return output;
+  }
+  return std::nullopt;
+}
 
 StepTensors::StepTensors(const TensorNames& names, int64_t vocab_size, int64_t max_positions)
     : names_(names),
@@ -46,21 +66,9 @@ void StepTensors::Observe(const Ort::Session& session, const std::string& where)
     throw Error(ExitCode::kInvalidModel, where + ": '" + names_.attention_mask + "' and '" + names_.position_ids +
                                              "' must have the same element type");
   }
-  for (size_t i = 0; i < session.GetOutputCount(); ++i) {
-    if (session.GetOutputNameAllocated(i, allocator).get() != names_.logits) continue;
-    const Ort::TypeInfo type_info = session.GetOutputTypeInfo(i);  // owns what `info` views
-    const auto info = type_info.GetTensorTypeAndShapeInfo();
-    logits_type_ = info.GetElementType();
-    if (logits_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && logits_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 &&
-        logits_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
-      throw Error(ExitCode::kInvalidModel, where + ": output '" + names_.logits + "' must be fp32, fp16 or bf16");
-    }
-    const std::vector<int64_t> shape = info.GetShape();
-    logits_last_only_ = shape.size() == 3 && shape[1] == 1;
-    if (shape.size() == 3 && shape[2] > 0 && shape[2] != vocab_size_) {
-      throw Error(ExitCode::kInvalidModel, where + ": output '" + names_.logits + "' has " + std::to_string(shape[2]) +
-                                               " columns but model.vocab_size is " + std::to_string(vocab_size_));
-    }
+  if (const auto logits = ObserveLogitsOutput(session, names_.logits, vocab_size_, where)) {
+    logits_type_ = logits->type;
+    logits_last_only_ = logits->last_only;
   }
 }
 

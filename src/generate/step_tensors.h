@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -95,6 +96,19 @@ class StepTensors {
   std::array<uint64_t, kSlotCount> versions_{};
   Ort::MemoryInfo memory_;
 };
+
+// int32 or int64: the element types of ids, masks, positions and sequence lengths the runtime feeds.
+bool IsIntType(ONNXTensorElementDataType type);
+
+// What a session declares of its logits output.
+struct LogitsOutput {
+  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+  bool last_only = false;  // dim 1 is statically 1: the graph keeps only the last position
+};
+// The logits output `logits` of `session`, or nullopt when it has none. Throws Error(kInvalidModel) naming `where`
+// for an element type other than fp32, fp16, bf16, or a fixed width other than `vocab_size`.
+std::optional<LogitsOutput> ObserveLogitsOutput(const Ort::Session& session, const std::string& logits,
+                                                int64_t vocab_size, const std::string& where);
 
 // Row `row` of fp32, fp16 or bf16 logits as fp32 [vocab]: a view for fp32, else converted into `converted`.
 std::span<const float> LogitsRowAsFloat(ONNXTensorElementDataType type, const std::byte* row, size_t vocab,

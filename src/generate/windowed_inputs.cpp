@@ -10,10 +10,6 @@
 namespace modelkit::generate {
 namespace {
 
-bool IsIntType(ONNXTensorElementDataType type) {
-  return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
-}
-
 // A view of `values64` as the declared type (`values32` holds the int32 copy).
 Ort::Value IntView(const Ort::MemoryInfo& memory, ONNXTensorElementDataType type, std::vector<int64_t>& values64,
                    std::vector<int32_t>& values32, int64_t length) {
@@ -53,17 +49,9 @@ void WindowedInputs::Observe(const Ort::Session& session, const std::string& whe
     if (!IsIntType(type)) throw Error(ExitCode::kInvalidModel, where + ": input '" + name + "' must be int32 or int64");
     (name == names_.input_ids ? ids_type_ : name == names_.attention_mask ? mask_type_ : positions_type_) = type;
   }
-  for (size_t i = 0; i < session.GetOutputCount(); ++i) {
-    if (session.GetOutputNameAllocated(i, allocator).get() != names_.logits) continue;
-    const Ort::TypeInfo type_info = session.GetOutputTypeInfo(i);  // owns what `info` views
-    const auto info = type_info.GetTensorTypeAndShapeInfo();
-    logits_type_ = info.GetElementType();
-    if (logits_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && logits_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 &&
-        logits_type_ != ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
-      throw Error(ExitCode::kInvalidModel, where + ": output '" + names_.logits + "' must be fp32, fp16 or bf16");
-    }
-    const std::vector<int64_t> shape = info.GetShape();
-    logits_last_only_ = shape.size() == 3 && shape[1] == 1;
+  if (const auto logits = ObserveLogitsOutput(session, names_.logits, vocab_size_, where)) {
+    logits_type_ = logits->type;
+    logits_last_only_ = logits->last_only;
   }
 }
 

@@ -4,13 +4,13 @@
 // (its inputs included) or among the shared broken inputs, and within a time limit (a hang is a failure).
 //
 // A case is {"id", "args", "exit", "error"} plus optional "bundle" (a copy of a tiny built bundle to break:
-// {"layout": "flat" | "pipeline" | "windowed", "patch": RFC 6902 operations on genai_config.json, "files": {name: text, or null
-// to remove it}}), "files" (written into the scratch folder first), "env" and "memory_bound" (the case relies on the
-// memory limit of an isolated child, which sanitizer builds do not set: skipped there) and "error_under_asan" (the
-// pattern under ASan, which handles a stack overflow itself: the child ends without a signal to name). In "args", {bad}
-// is the folder of broken inputs (tests/fixtures/bad_inputs/make_bad_inputs.py), {models} the test models, {bundle} the
-// case's bundle, {scratch} its scratch folder (also the working directory and HOME) and {out} a path in it that does
-// not exist. No error line may show ONNX Runtime's or the C++ library's internals (source paths, namespaces).
+// {"layout": "flat" | "pipeline" | "windowed", "patch": RFC 6902 operations on genai_config.json, "files": {name: text,
+// or null to remove it}}), "files" (written into the scratch folder first), "env" and "memory_bound" (the case relies
+// on the memory limit of an isolated child, which sanitizer builds do not set: skipped there) and "error_under_asan"
+// (the pattern under ASan, which handles a stack overflow itself: the child ends without a signal to name). In "args",
+// {bad} is the folder of broken inputs (tests/fixtures/bad_inputs/make_bad_inputs.py), {models} the test models,
+// {bundle} the case's bundle, {scratch} its scratch folder (also the working directory and HOME) and {out} a path in it
+// that does not exist. No error line may show ONNX Runtime's or the C++ library's internals (source paths, namespaces).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -16,6 +16,7 @@
 #include "interrupt.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/strings.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/generate/model.h"
 #include "modelkit/session/genai_session.h"
@@ -100,11 +101,13 @@ int RunGenerate(const GenerateFlags& flags) {
   // Ctrl-C during the load stops after it; during generation, after the current step (the text so far is kept).
   const InterruptScope interrupt_scope;
   session::PluginMachineAccess machine(flags.ep_flags.Plugins());
-  session::GenaiSession genai(
-      MakeGenaiSessionOptions(flags.bundle, flags.ep, flags.device, flags.compile, flags.ep_flags), machine);
+  session::GenaiSessionOptions session_options =
+      MakeGenaiSessionOptions(flags.bundle, flags.ep, flags.device, flags.compile, flags.ep_flags);
+  // Token ids in need no tokenizer: a bundle built without one runs, its output given as ids.
+  session_options.tokenizer_optional = !flags.prompt_ids.empty();
+  session::GenaiSession genai(std::move(session_options), machine);
   genai.Load();
   StopIfInterrupted();
-  PrintSessionWarnings(genai);
   const generate::Model* model = &genai.model();
 
   std::vector<int32_t> prompt;
@@ -154,6 +157,11 @@ int RunGenerate(const GenerateFlags& flags) {
                                            {"kv_cache_bytes", result.kv_cache_bytes},
                                            {"timings", TimingsJson(*model, result)}};
     std::cout << report.dump(2) << "\n";
+  } else if (model->tokenizer() == nullptr) {
+    std::vector<std::string> ids;
+    for (const int32_t id : result.generated_ids) ids.push_back(std::to_string(id));
+    std::cout << Join(ids, ",") << "\n" << std::flush;
+    std::fprintf(stderr, "note: the bundle has no tokenizer; the generated tokens are shown as ids\n");
   } else {
     std::cout << "\n" << std::flush;
   }

@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 // The flags that shape a genai run only, as typed; a single ONNX model has no prompt to feed or tokens to generate.
 std::vector<std::string> GenaiOnlyFlags(const CLI::App& command) {
   std::vector<std::string> given;
-  for (const char* flag : {"--prompt", "--prompt-file", "--apply-template", "--no-apply-template", "--max-new-tokens",
-                           "--ignore-eos", "--compile", "--compile-timeout"}) {
+  for (const char* flag : {"--prompt", "--prompt-file", "--prompt-ids", "--apply-template", "--no-apply-template",
+                           "--max-new-tokens", "--ignore-eos", "--compile", "--compile-timeout"}) {
     if (command.count(flag) > 0) given.push_back(flag);
   }
   return given;
@@ -145,6 +145,8 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   GenaiPerfFlags& genai_flags = options->genai_flags;
   command->add_option("--prompt", genai.prompt, "Prompt text (genai)")->capture_default_str();
   command->add_option("--prompt-file", genai_flags.prompt_file, "File holding the prompt text (genai)");
+  command->add_option("--prompt-ids", genai_flags.prompt_ids,
+                      "Prompt as comma-separated token ids, fed as they are (genai; no template or tokenizer needed)");
   CLI::Option* apply =
       command->add_flag("--apply-template", genai_flags.apply_template,
                         "Wrap the prompt in the bundle's chat template (genai; default when it has one)");

@@ -18,6 +18,7 @@ namespace modelkit::app {
 // Flags of `perf` on a bundle that are not fields of report::GenaiPerfOptions.
 struct GenaiPerfFlags {
   std::string prompt_file;
+  std::string prompt_ids;  // --prompt-ids, comma-separated
   bool apply_template = false;  // neither flag: apply when the bundle has a chat template
   bool no_apply_template = false;
   GenaiCompileFlags compile;

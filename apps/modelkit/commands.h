@@ -21,5 +21,6 @@ void RegisterCompileCommand(CLI::App& app, CommandRunner& run);
 void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
 void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
 void RegisterGenerateCommand(CLI::App& app, CommandRunner& run);
+void RegisterCacheCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

@@ -28,11 +28,8 @@ session::GenaiSessionOptions MakeGenaiSessionOptions(const std::string& bundle, 
   options.compiler.extra_args = ep_flags.ForwardedArgs();
   options.compiler.timeout =
       std::chrono::milliseconds(static_cast<int64_t>(std::llround(compile.compile_timeout_s * 1000.0)));
+  options.on_warning = [](const std::string& warning) { std::cerr << "warning: " << warning << "\n" << std::flush; };
   return options;
-}
-
-void PrintSessionWarnings(const session::GenaiSession& session) {
-  for (const std::string& warning : session.warnings()) std::cerr << "warning: " << warning << "\n";
 }
 
 }  // namespace modelkit::app

@@ -20,11 +20,9 @@ struct GenaiCompileFlags {
 };
 
 // Relative --ep-catalog/--ep-library paths are forwarded as given: the compile child runs in the same directory.
+// The session's warnings print as "warning: ..." lines on stderr as they arise (clear on_warning to silence them).
 session::GenaiSessionOptions MakeGenaiSessionOptions(const std::string& bundle, const std::string& ep,
                                                      device::DeviceRequest device, const GenaiCompileFlags& compile,
                                                      const EpLibraryFlags& ep_flags);
-
-// Prints the session's warnings as "warning: ..." lines on stderr.
-void PrintSessionWarnings(const session::GenaiSession& session);
 
 }  // namespace modelkit::app

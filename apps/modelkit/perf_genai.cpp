@@ -16,6 +16,7 @@
 #include "modelkit/report/onnx_report.h"
 #include "perf_output.h"
 #include "progress_bar.h"
+#include "token_id_list.h"
 #include "version.h"
 
 namespace modelkit::app {
@@ -56,10 +57,14 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   CheckBundlePath(bundle);
   const GenaiPerfFlags& flags = options.genai_flags;
   report::GenaiPerfOptions run = options.genai;
-  if (command.count("--prompt") > 0 && !flags.prompt_file.empty()) {
-    throw UsageError("give either --prompt or --prompt-file, not both");
+  if (command.count("--prompt") + !flags.prompt_file.empty() + !flags.prompt_ids.empty() > 1) {
+    throw UsageError("give one of --prompt, --prompt-file or --prompt-ids, not several");
   }
   if (!flags.prompt_file.empty()) run.prompt = ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes);
+  if (!flags.prompt_ids.empty()) {
+    if (flags.apply_template) throw UsageError("--apply-template needs prompt text; --prompt-ids are fed as they are");
+    run.prompt_ids = ParseTokenIdList(flags.prompt_ids, "--prompt-ids");
+  }
   const std::vector<std::string> ignored = IgnoredFlags(command);
   if (!ignored.empty() && options.quiet == 0) {
     std::cerr << "warning: the following options are ignored with --runtime genai: " << Join(ignored, ", ") << "\n";
@@ -79,8 +84,11 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
 
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   session::PluginMachineAccess machine(options.ep_flags.Plugins());
-  session::GenaiSession session(
-      MakeGenaiSessionOptions(options.model, options.onnx.ep, device, flags.compile, options.ep_flags), machine);
+  session::GenaiSessionOptions session_options =
+      MakeGenaiSessionOptions(options.model, options.onnx.ep, device, flags.compile, options.ep_flags);
+  if (options.quiet > 0) session_options.on_warning = nullptr;
+  session_options.tokenizer_optional = !run.prompt_ids.empty();
+  session::GenaiSession session(std::move(session_options), machine);
   PerfMonitor monitor(options.monitor);
   perf::GenaiPerfResult result;
   {
@@ -93,7 +101,6 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
     StopIfInterrupted();
   }
   monitor.Stop();
-  if (options.quiet == 0) PrintSessionWarnings(session);
   if (options.verbose > 0) {
     for (const compile::StageCompileReport& stage : session.compile_reports()) {
       std::cerr << "stage " << stage.stage << ": " << compile::OutcomeName(stage.outcome) << " " << stage.artifact

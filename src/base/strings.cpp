@@ -42,6 +42,19 @@ std::string Join(const std::vector<std::string>& pieces, std::string_view separa
   return out;
 }
 
+std::string ReplaceAll(std::string_view text, std::string_view from, std::string_view to) {
+  std::string out;
+  size_t start = 0;
+  for (size_t found = text.find(from); !from.empty() && found != std::string_view::npos;
+       found = text.find(from, start)) {
+    out.append(text.substr(start, found - start));
+    out.append(to);
+    start = found + from.size();
+  }
+  out.append(text.substr(start));
+  return out;
+}
+
 std::string Trim(std::string_view text) {
   size_t begin = 0;
   size_t end = text.size();

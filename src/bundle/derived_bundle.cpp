@@ -26,12 +26,14 @@ bool NeverMirrored(const std::string& name) {
   return name == "genai_config.json" || name.empty() || name.front() == '.';
 }
 
+// A mirror entry is a relative symlink `../<name>`: it resolves inside whatever directory the bundle is in now, so a
+// moved or copied bundle (`mv`, `cp -a`) keeps a derived tree that reads its own files, never the original's.
 void LinkOrCopy(const fs::path& source, const fs::path& target, bool hard) {
   std::error_code ec;
   if (hard) {
     fs::create_hard_link(source, target, ec);
   } else {
-    fs::create_symlink(fs::canonical(source, ec), target, ec);
+    fs::create_symlink(fs::path("..") / source.filename(), target, ec);
   }
   if (ec) {
     ec.clear();
@@ -134,6 +136,10 @@ bool DerivedBundleUpToDate(const fs::path& bundle_dir, const DerivedBundleConten
         contents.artifacts.count(name)) {
       continue;
     }
+    // What the mirror entry resolves to must be this bundle's file: an absolute link written before the bundle
+    // was moved dangles, and one in a copied bundle still names the original's file.
+    std::error_code resolve_error;
+    if (!fs::equivalent(target / name, entry.path(), resolve_error)) return false;
     expected.insert(name);
   }
   std::set<std::string> present;

@@ -65,6 +65,7 @@ nlohmann::json ToJson(const CompileIdentity& identity) {
                        {"xxh3_128", source.content_hash}});
   }
   return {{"record_version", kRecordVersion},
+          {"stage", identity.stage},
           {"ep", identity.ep},
           {"provider_options", identity.provider_options},
           {"ort_version", identity.ort_version},
@@ -76,6 +77,7 @@ std::optional<CompileIdentity> FromJson(const nlohmann::json& json) {
   try {
     if (json.at("record_version").get<int>() != kRecordVersion) return std::nullopt;
     CompileIdentity identity;
+    identity.stage = json.value("stage", "");  // records written before stages were recorded have none
     identity.ep = json.at("ep").get<std::string>();
     identity.provider_options = json.at("provider_options").get<std::map<std::string, std::string>>();
     identity.ort_version = json.at("ort_version").get<std::string>();

@@ -123,8 +123,13 @@ std::string DescribeOutcome(const ChildResult& result, std::chrono::milliseconds
   switch (result.outcome) {
     case ChildOutcome::kSucceeded:
       return "compiled";
-    case ChildOutcome::kFailed:
-      return "failed" + (result.error_line.empty() ? "" : " (" + result.error_line + ")");
+    case ChildOutcome::kFailed: {
+      // The child's own "error: " prefix would read twice inside a warning line.
+      const std::string_view prefix = "error: ";
+      std::string_view line = result.error_line;
+      if (line.substr(0, prefix.size()) == prefix) line.remove_prefix(prefix.size());
+      return line.empty() ? "failed" : "failed (" + std::string(line) + ")";
+    }
     case ChildOutcome::kCrashed:
       return "crashed (signal " + std::to_string(result.signal) + ")";
     case ChildOutcome::kTimedOut:

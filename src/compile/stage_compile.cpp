@@ -1,5 +1,8 @@
 #include "modelkit/compile/stage_compile.h"
 
+#include <xxhash.h>
+
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -8,6 +11,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/compile/cache_identity.h"
+#include "modelkit/compile/compile_cache.h"
 #include "modelkit/compile/epcontext_compile.h"
 #include "modelkit/compile/isolated_compile.h"
 #include "modelkit/ort/runtime.h"
@@ -16,8 +20,6 @@ namespace modelkit::compile {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kRecordSuffix = ".meta.json";
 
 // The source file and its external-data sidecar when it has one.
 std::vector<std::string> SourceFiles(const fs::path& bundle_dir, const std::string& source) {
@@ -67,8 +69,15 @@ bool Salvageable(const ChildResult& child, const fs::path& output) {
 
 }  // namespace
 
-std::string ArtifactName(const std::string& stage, const device::EpRow& ep) {
-  return stage + "_" + ep.Alias() + "_ctx.onnx";
+std::string ArtifactName(const std::string& stage, const device::EpRow& ep,
+                         const std::map<std::string, std::string>& provider_options) {
+  if (provider_options.empty()) return stage + "_" + ep.Alias() + "_ctx.onnx";
+  std::string canonical;  // the map is ordered by key, so equal option sets give equal text
+  for (const auto& [key, value] : provider_options) canonical += key + '\0' + value + '\0';
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08llx",
+                static_cast<unsigned long long>(XXH3_64bits(canonical.data(), canonical.size()) & 0xffffffffULL));
+  return stage + "_" + ep.Alias() + "-" + hex + "_ctx.onnx";
 }
 
 const char* OutcomeName(StageCompileOutcome outcome) {
@@ -120,7 +129,7 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
   for (const StageCompileRequest& request : requests) {
     StageCompileReport report;
     report.stage = request.stage;
-    report.artifact = ArtifactName(request.stage, *request.ep);
+    report.artifact = ArtifactName(request.stage, *request.ep, request.provider_options);
     const fs::path source = bundle_dir / request.source;
     std::error_code ec;
     if (!fs::is_regular_file(source, ec)) {
@@ -136,6 +145,7 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
     }
     const std::vector<std::string> sources = SourceFiles(bundle_dir, request.source);
     CompileIdentity identity;
+    identity.stage = request.stage;
     for (const std::string& name : sources) identity.sources.push_back(IdentifySource(bundle_dir, name));
     identity.ep = request.ep->name;
     identity.provider_options = request.provider_options;
@@ -146,6 +156,7 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
     const std::string stale = StaleReasonFor(previous / report.artifact, identity, bundle_dir, sources);
     if (stale.empty()) {
       report.outcome = StageCompileOutcome::kReused;
+      MarkUsed(previous / record_name);
       contents.artifacts[report.artifact] = previous / report.artifact;
       contents.artifacts[record_name] = previous / record_name;
     } else {
@@ -172,8 +183,10 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
         // Nothing of a failed compile may survive: a later run must not trust a partial artifact.
         fs::remove(output, ec);
         RemoveAbandonedCompileFolders(staging_dir);
+        // A failure's description holds the compiler's error line already; a crash or timeout adds it.
         report.detail = DescribeOutcome(child, compiler.timeout) +
-                        (child.error_line.empty() ? std::string() : ": " + child.error_line);
+                        (child.error_line.empty() || child.outcome == ChildOutcome::kFailed ? std::string()
+                                                                                            : ": " + child.error_line);
         warnings.push_back("compiling stage '" + request.stage + "' for " + request.ep->Alias() + " " + report.detail +
                            "; the stage runs uncompiled");
         reports.push_back(report);

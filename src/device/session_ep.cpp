@@ -42,6 +42,9 @@ void AppendSelectedEp(Ort::SessionOptions& options, const EpSelection& selection
       throw RuntimeError("EP '" + ep.name + "' offers no device of class " + std::string(DeviceName(selection.device)) +
                          " in ONNX Runtime");
     }
+    if (ep.append_method == ort::AppendMethod::kUnsupported) {
+      throw RuntimeError("EP '" + ep.name + "' cannot be used on Linux: ONNX Runtime offers it on other systems only");
+    }
     ort::AppendBuiltInProvider(options, ep.append_method, ep.append_name, provider_options);
   } catch (const Ort::Exception& error) {
     ort::ThrowOrtError(error, ExitCode::kRuntimeFailure, "cannot use EP '" + ep.name + "'");

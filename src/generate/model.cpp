@@ -55,10 +55,12 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
 
   // The tokenizer before the sessions: parsing tokenizer.json takes ~200 MB for a 150K-token vocabulary, briefly.
   // Freed before the weights load, that memory is reused by them instead of adding to the process's peak.
-  if (options.load_tokenizer) {
+  const std::filesystem::path& tokenizer_dir = model->config_.tokenizer_dir;
+  const bool tokenizer_absent = !std::filesystem::is_regular_file(tokenizer_dir / "tokenizer.json");
+  if (options.load_tokenizer && !(tokenizer_absent && options.tokenizer_optional)) {
     t = Clock::now();
-    const std::filesystem::path& dir = model->config_.tokenizer_dir;
-    if (!std::filesystem::is_regular_file(dir / "tokenizer.json")) {
+    const std::filesystem::path& dir = tokenizer_dir;
+    if (tokenizer_absent) {
       throw Error(ExitCode::kInvalidModel, "bundle " + bundle_dir.string() +
                                                " has no tokenizer: " + (dir / "tokenizer.json").string() +
                                                " is missing; copy the model's tokenizer files into the bundle");

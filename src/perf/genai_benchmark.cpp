@@ -67,14 +67,17 @@ GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t sessi
 GenaiRequestSample RunRequest(const generate::Model& model, const session::PromptTemplate& chat,
                               const GenaiPerfOptions& options, std::string* response) {
   GenaiRequestSample sample;
-  Clock::time_point t = Clock::now();
-  const std::string text = chat.Render(options.prompt);
-  sample.template_ns = NanosSince(t);
-
-  t = Clock::now();
-  const std::vector<int32_t> prompt = model.tokenizer()->Encode(text);
-  sample.tokenization_ns = NanosSince(t);
-  if (prompt.empty()) throw UsageError("the prompt tokenises to no tokens; give a non-empty --prompt");
+  std::vector<int32_t> prompt = options.prompt_ids;
+  Clock::time_point t;
+  if (prompt.empty()) {
+    t = Clock::now();
+    const std::string text = chat.Render(options.prompt);
+    sample.template_ns = NanosSince(t);
+    t = Clock::now();
+    prompt = model.tokenizer()->Encode(text);
+    sample.tokenization_ns = NanosSince(t);
+    if (prompt.empty()) throw UsageError("the prompt tokenises to no tokens; give a non-empty --prompt");
+  }
 
   generate::GenerateOptions generate_options;
   generate_options.max_new_tokens = options.max_new_tokens;
@@ -88,12 +91,14 @@ GenaiRequestSample RunRequest(const generate::Model& model, const session::Promp
   t = Clock::now();
   const std::vector<int32_t> generated = generator.generated();
   sample.sequence_fetch_ns = NanosSince(t);
-  t = Clock::now();
-  tokenizer::DecodeOptions decode;
-  decode.skip_special_tokens = true;
-  std::string decoded = model.tokenizer()->Decode(generated, decode);
-  sample.detokenization_ns = NanosSince(t);
-  if (response != nullptr) *response = std::move(decoded);
+  if (model.tokenizer() != nullptr) {  // none for a tokenizer-less bundle run on --prompt-ids
+    t = Clock::now();
+    tokenizer::DecodeOptions decode;
+    decode.skip_special_tokens = true;
+    std::string decoded = model.tokenizer()->Decode(generated, decode);
+    sample.detokenization_ns = NanosSince(t);
+    if (response != nullptr) *response = std::move(decoded);
+  }
 
   sample.prompt_tokens = static_cast<int64_t>(prompt.size());
   sample.generated_tokens = static_cast<int64_t>(generated.size());
@@ -127,8 +132,11 @@ GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPer
   if (options.memory) memory.rss_after_load_mb = CurrentRssMb();
 
   const generate::Model& model = session.model();
-  if (model.tokenizer() == nullptr) throw UsageError("the bundle has no tokenizer; perf needs one to encode --prompt");
-  const session::PromptTemplate chat(model, TemplateModeOf(options.apply_template));
+  if (model.tokenizer() == nullptr && options.prompt_ids.empty()) {
+    throw UsageError("the bundle has no tokenizer; perf needs one to encode --prompt (or give --prompt-ids)");
+  }
+  const session::PromptTemplate chat(
+      model, options.prompt_ids.empty() ? TemplateModeOf(options.apply_template) : session::TemplateMode::kNever);
   result.info = InfoOf(session, options, chat.applies());
   const int total = options.warmup + options.iterations;
   for (int i = 0; i < total; ++i) {

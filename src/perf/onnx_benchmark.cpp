@@ -39,6 +39,11 @@ void ValidateOptions(const OnnxPerfOptions& options) {
     throw UsageError("ONNX file not found: '" + options.model.string() + "' (-m/--model)");
   }
   if (fs::is_directory(options.model, ec)) {
+    if (fs::is_regular_file(options.model / "genai_config.json", ec)) {
+      throw UsageError("'" + options.model.string() +
+                       "' is a genai bundle, which --runtime onnx cannot run: drop --runtime (or give --runtime "
+                       "genai) to benchmark the bundle, or give one of its .onnx files to benchmark that model");
+    }
     throw UsageError("'" + options.model.string() +
                      "' is a directory without genai_config.json; -m needs an .onnx file or a genai bundle");
   }

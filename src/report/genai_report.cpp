@@ -77,7 +77,8 @@ ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* 
   block["warmup"] = info.options.warmup;
   block["max_new_tokens"] = info.options.max_new_tokens;
   block["apply_template"] = info.template_applied;
-  block["prompt"] = info.options.prompt;
+  block["prompt"] = info.options.prompt_ids.empty() ? ordered_json(info.options.prompt) : ordered_json(nullptr);
+  block["prompt_ids"] = info.options.prompt_ids.empty() ? ordered_json(nullptr) : ordered_json(info.options.prompt_ids);
   block["prompt_tokens"] = first_timed ? ordered_json(first_timed->prompt_tokens) : ordered_json(nullptr);
   block["generated_tokens"] = first_timed ? ordered_json(first_timed->generated_tokens) : ordered_json(nullptr);
   block["context_length"] = info.context_length ? ordered_json(*info.context_length) : ordered_json(nullptr);

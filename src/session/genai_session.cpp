@@ -8,6 +8,7 @@
 #include "modelkit/base/temp_dir.h"
 #include "modelkit/bundle/derived_bundle.h"
 #include "modelkit/bundle/ep_override.h"
+#include "modelkit/compile/compile_cache.h"
 
 namespace modelkit::session {
 namespace {
@@ -29,6 +30,17 @@ std::vector<const bundle::Json*> ProviderEntries(const bundle::Json& config) {
   if (const bundle::Json* decoder = bundle::DecoderOf(config)) collect(*decoder);
   bundle::ForEachPipelineStage(config, [&](const std::string&, const bundle::Json& stage) { collect(stage); });
   return entries;
+}
+
+// `message` with every path under the derived bundle `load_dir` named as the user's bundle's file it mirrors; paths
+// of compiled artifacts (in `artifacts`) stay as they are: they exist only there.
+std::string NameBundleFiles(std::string message, const fs::path& bundle_dir, const fs::path& load_dir,
+                            const std::set<std::string>& artifacts) {
+  message = ReplaceAll(message, load_dir.string(), bundle_dir.string());
+  for (const std::string& artifact : artifacts) {
+    message = ReplaceAll(message, (bundle_dir / artifact).string(), (load_dir / artifact).string());
+  }
+  return message;
 }
 
 }  // namespace
@@ -69,10 +81,31 @@ const generate::Model& GenaiSession::model() const {
   return *model_;
 }
 
+void GenaiSession::Warn(const std::string& message) {
+  warnings_.push_back(message);
+  if (options_.on_warning) options_.on_warning(message);
+}
+
+void GenaiSession::RequireOverrideEpUsable() {
+  // The CPU EP is always there; checking it would register plugin libraries a CPU run never needs.
+  if (override_ep_ == nullptr || override_ep_->IsCpu()) return;
+  const Clock::time_point start = Clock::now();
+  const device::Machine& machine = machine_.Discover();
+  timings_.ep_registration_ns += NanosSince(start);
+  const device::EpRow* discovered = machine.catalog.Find(override_ep_->name);
+  if (discovered != nullptr) override_ep_ = discovered;
+  // Throws the same UsageError that --ep with --device auto gives when the EP cannot run here.
+  machine.MakeResolver().ResolveDevice(device::DeviceRequest::Auto(), override_ep_);
+}
+
 void GenaiSession::ResolveOverride() {
   const device::DeviceRequest& device = options_.device;
-  if (device.follows_config()) return;
+  if (device.follows_config()) {
+    RequireOverrideEpUsable();
+    return;
+  }
   if (override_ep_ != nullptr && device.kind()) {
+    RequireOverrideEpUsable();
     resolved_device_ = device.kind();
     return;
   }
@@ -105,6 +138,7 @@ fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
       options_.compile ? compile::CompilableStages(effective_config_, machine_.Catalog())
                        : std::vector<compile::StageCompileRequest>{};
   if (requests.empty() && !changed) return bundle_dir;
+  const compile::CachePolicy cache_policy = compile::CachePolicy::FromEnvironment();  // a bad value fails first
 
   bundle::RemoveStaleDerivedTemporaries(bundle_dir);
   bundle::DerivedBundleContents contents;
@@ -114,9 +148,14 @@ fs::path GenaiSession::PrepareDerivedBundle(bool changed) {
     MODELKIT_CHECK(!options_.compiler.program.empty());
     staging = ScopedTempDir::Create(bundle_dir, std::string(bundle::kDerivedDirName) + ".tmp-");
     if (!staging) throw RuntimeError("cannot create a staging folder in '" + bundle_dir.string() + "'");
+    std::vector<std::string> compile_warnings;
     compile_reports_ = compile::PrepareCompiledStages(bundle_dir, staging->path(), requests, options_.compiler,
-                                                      contents.config, contents, warnings_);
+                                                      contents.config, contents, compile_warnings);
+    for (const std::string& warning : compile_warnings) Warn(warning);
   }
+  // No stage compiled and nothing re-routed: the run loads what it would have loaded without --compile.
+  if (contents.artifacts.empty() && !changed) return bundle_dir;
+  compile::CarryCacheEntries(bundle_dir, contents, cache_policy);
   if (!bundle::DerivedBundleUpToDate(bundle_dir, contents)) bundle::WriteDerivedBundle(bundle_dir, contents);
   effective_config_ = contents.config;
   return bundle_dir / bundle::kDerivedDirName;
@@ -133,12 +172,12 @@ void GenaiSession::Load() {
   const std::optional<device::DeviceKind> session_device =
       bundle::SessionDevice(override_ep_, options_.device, resolved_device_);
   bundle::OverrideResult result = bundle::ApplyEpOverride(config, override_ep_, session_device, catalog);
-  warnings_.insert(warnings_.end(), result.warnings.begin(), result.warnings.end());
+  for (const std::string& warning : result.warnings) Warn(warning);
   effective_config_ = std::move(result.config);
   if (override_ep_ != nullptr && !bundle::OverrideTookEffect(effective_config_, override_ep_, catalog)) {
-    warnings_.push_back("the EP override " + override_ep_->Alias() +
-                        " did not take effect: no stage of this bundle runs on hardware it could re-route; the run "
-                        "follows the bundle config");
+    Warn("the EP override " + override_ep_->Alias() +
+         " did not take effect: no stage of this bundle runs on hardware it could re-route; the run follows the "
+         "bundle config");
   }
   effective_ep_ = bundle::EffectiveEpOf(effective_config_, override_ep_, catalog);
 
@@ -159,8 +198,15 @@ void GenaiSession::Load() {
   generate::LoadOptions load;
   load.catalog = machine_.Discovered() ? &machine_.Discover().catalog : &machine_.Catalog();
   load.load_tokenizer = options_.load_tokenizer;
-  model_ = generate::Model::Load(load_dir_, load);
-  warnings_.insert(warnings_.end(), model_->warnings().begin(), model_->warnings().end());
+  load.tokenizer_optional = options_.tokenizer_optional;
+  try {
+    model_ = generate::Model::Load(load_dir_, load);
+  } catch (const Error& error) {
+    if (load_dir_ == options_.bundle_dir) throw;
+    throw Error(error.code(), NameBundleFiles(error.what(), options_.bundle_dir, load_dir_,
+                                              compile::ArtifactsInUse(options_.bundle_dir)));
+  }
+  for (const std::string& warning : model_->warnings()) Warn(warning);
   timings_.native_load_ns = NanosSince(t);
   timings_.total_ns = NanosSince(start);
 }

@@ -247,10 +247,13 @@ TEST_F(GenaiPerfCliTest, KilledCompileLeavesNothingTrusted) {
        "--iterations", "1", "--warmup", "0", "--ep-catalog", kCatalog, "-o", (tmp.path() / "k.json").string()},
       {{"MODELKIT_EP_CATALOG", "none"}});
   EXPECT_EQ(killed.exit_code, 128 + 9) << killed.stderr_text;
-  EXPECT_FALSE(fs::exists(bundle / "_compiled" / "ctx_simnpu_ctx.onnx"));
+  EXPECT_FALSE(fs::exists(bundle / "_compiled")) << "a killed first compile left a derived bundle";
   const Json report = PerfJson(bundle, {"--compile"});
   EXPECT_EQ(report["benchmark_info"]["compiled_stages"], Json::parse(R"(["ctx", "iter"])")) << report.dump(2);
-  EXPECT_TRUE(fs::exists(bundle / "_compiled" / "ctx_simnpu_ctx.onnx"));
+  std::ifstream derived(bundle / "_compiled" / "genai_config.json");
+  const std::string ctx_artifact = Json::parse(derived)["model"]["decoder"]["pipeline"][0]["ctx"]["filename"];
+  EXPECT_EQ(ctx_artifact.rfind("ctx_simnpu-", 0), 0u) << ctx_artifact << ": named by EP and option set";
+  EXPECT_TRUE(fs::exists(bundle / "_compiled" / ctx_artifact));
   for (const fs::directory_entry& entry : fs::directory_iterator(bundle)) {
     EXPECT_EQ(entry.path().filename().string().find("_compiled."), std::string::npos) << entry.path();
   }

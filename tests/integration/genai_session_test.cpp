@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 
 #include "modelkit/base/error.h"
 #include "modelkit/bundle/derived_bundle.h"
+#include "modelkit/compile/compile_cache.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/session/genai_session.h"
 #include "support/generate_fixtures.h"
@@ -212,7 +214,13 @@ TEST_F(GenaiSessionTest, CompileCacheCompilesReusesAndRecompilesOnChange) {
   // Another EP never reuses simnpu's artifact.
   const auto other = load("simnpu2");
   EXPECT_EQ(Outcomes(*other)["ctx"], StageCompileOutcome::kCompiled);
-  EXPECT_TRUE(fs::exists(bundle_ / bundle::kDerivedDirName / "ctx_simnpu2_ctx.onnx"));
+  std::set<std::string> cached;
+  for (const compile::CacheEntry& entry : compile::ListCacheEntries(bundle_ / bundle::kDerivedDirName)) {
+    cached.insert(entry.stage + " " + entry.identity.ep);
+  }
+  EXPECT_EQ(cached, (std::set<std::string>{"ctx " + std::string(kSimNpu), "iter " + std::string(kSimNpu),
+                                           "ctx " + std::string(kSimNpu2), "iter " + std::string(kSimNpu2)}))
+      << "both EPs' artifacts are kept side by side";
   EXPECT_TRUE(Placement(*other).at("ctx").count(kSimNpu2));
   EXPECT_FALSE(Placement(*other).at("ctx").count(kSimNpu));
 }

@@ -22,4 +22,7 @@ std::string Join(const std::vector<std::string>& pieces, std::string_view separa
 // Copy without leading and trailing ASCII whitespace.
 std::string Trim(std::string_view text);
 
+// `text` with every non-overlapping occurrence of `from` (non-empty), left to right, replaced by `to`.
+std::string ReplaceAll(std::string_view text, std::string_view from, std::string_view to);
+
 }  // namespace modelkit

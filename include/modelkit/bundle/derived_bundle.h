@@ -1,6 +1,6 @@
 // The derived bundle `<bundle>/_compiled/`: the rewritten genai_config.json, compiled stage artifacts, and every
-// other top-level file of the bundle mirrored (symlinked, or copied where links fail), so a loader reading
-// `_compiled/` sees a complete bundle. Unlike winml-cli's, it is never edited in place: each write builds a temporary
+// other top-level file of the bundle mirrored (a relative symlink `../<name>`, or a copy where links fail), so a
+// loader reading `_compiled/` sees a complete bundle, and a moved or copied bundle never reads another's files. Unlike winml-cli's, it is never edited in place: each write builds a temporary
 // sibling and swaps it in atomically, under an advisory lock on the bundle, so concurrent runs and a run killed
 // half-way never leave a half-written `_compiled/` that a later run trusts, and stale entries disappear.
 #pragma once
@@ -45,8 +45,9 @@ std::filesystem::path WriteDerivedBundle(const std::filesystem::path& bundle_dir
                                          const DerivedBundleContents& contents);
 
 // True when <bundle>/_compiled is complete and already holds exactly what WriteDerivedBundle would write for
-// `contents`: the same config, every artifact taken from _compiled/ itself (reused, not new), a mirror entry for
-// every bundle file and nothing else. Then a run can load it without rewriting it.
+// `contents`: the same config, every artifact taken from _compiled/ itself (reused, not new), for every bundle file a
+// mirror entry that resolves to that very file (not merely one of the same name), and nothing else. Then a run can
+// load it without rewriting it. (Where links fail and files were copied, the tree is rewritten on every run.)
 bool DerivedBundleUpToDate(const std::filesystem::path& bundle_dir, const DerivedBundleContents& contents);
 
 // True when <bundle>/_compiled holds a genai_config.json and the completion marker (a finished write).

@@ -23,6 +23,7 @@ struct SourceIdentity {
 };
 
 struct CompileIdentity {
+  std::string stage;  // the pipeline stage compiled (informational: listing the cache; not part of freshness)
   std::vector<SourceIdentity> sources;
   std::string ep;  // canonical EP name
   std::map<std::string, std::string> provider_options;

@@ -1,5 +1,5 @@
-// The compile cache of a bundle's pipeline stages, kept in the derived bundle `_compiled/`
-// (docs/genai-session.md): artifacts are named `{stage}_{alias}_ctx.onnx` and carry a cache record
+// Compiling a bundle's pipeline stages into its compile cache, kept in the derived bundle `_compiled/`
+// (docs/genai-session.md, compile_cache.h): artifacts are named by ArtifactName and carry a cache record
 // `<artifact>.meta.json` (compile::CompileIdentity: source content, EP, options, ORT and EP library versions). A fresh
 // record is reused without compiling; anything else compiles again, in a child process bounded by a timeout, so a
 // hanging, failing or crashing compiler costs only that stage its compiled form: it then runs uncompiled (JIT).
@@ -52,8 +52,11 @@ struct CompilerCommand {
 // Stages on CPU, on JIT-only EPs, or naming a provider no row knows are not compiled.
 std::vector<StageCompileRequest> CompilableStages(const bundle::Json& config, const device::EpCatalog& catalog);
 
-// The artifact name for a stage on an EP: `{stage}_{alias}_ctx.onnx`.
-std::string ArtifactName(const std::string& stage, const device::EpRow& ep);
+// The artifact name for a stage on an EP with its provider options: `{stage}_{alias}_ctx.onnx` without options,
+// `{stage}_{alias}-{8 hex digits of the options' hash}_ctx.onnx` with some, so that every option set that can change
+// the artifact has its own cache entry.
+std::string ArtifactName(const std::string& stage, const device::EpRow& ep,
+                         const std::map<std::string, std::string>& provider_options);
 
 // For each request: a source that is already an EPContext model is kept; a fresh artifact in
 // <bundle>/_compiled/ is reused; otherwise the compiler runs in a child, writing into `staging_dir`. Reused and

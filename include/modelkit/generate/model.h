@@ -22,6 +22,9 @@ struct LoadOptions {
   const device::EpCatalog* catalog = nullptr;
   // Without a tokenizer the model runs on token ids only (tests with tokenizer-less random bundles).
   bool load_tokenizer = true;
+  // When loading it: a bundle without tokenizer.json (one built with --vocab-size and no --tokenizer) loads without
+  // one instead of failing, for runs given token ids. A tokenizer.json that is there but bad still fails.
+  bool tokenizer_optional = false;
 };
 
 // One session and what it declares.

@@ -17,6 +17,7 @@ inline constexpr const char* kDefaultGenaiPrompt = "Explain the theory of relati
 // The options of a genai benchmark; the defaults are the documented defaults (`perf --help` shows them).
 struct GenaiPerfOptions {
   std::string prompt = kDefaultGenaiPrompt;
+  std::vector<int32_t> prompt_ids;  // non-empty: the prompt as token ids, fed as they are (no template, no tokenizer)
   std::optional<bool> apply_template;  // nullopt: apply the bundle's chat template when it has one
   int64_t max_new_tokens = 128;
   int iterations = 10;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct GenaiSessionOptions {
   bool compile = false;
   compile::CompilerCommand compiler;  // used when `compile`
   bool load_tokenizer = true;
+  bool tokenizer_optional = false;  // generate::LoadOptions::tokenizer_optional (runs given token ids)
+  // Called with each warning the moment it arises (before the model loads, and so also when loading then fails);
+  // the session keeps them in warnings() as well.
+  std::function<void(const std::string&)> on_warning;
 };
 
 // Load spans in steady-clock nanoseconds; 0 for what did not happen.
@@ -40,10 +45,13 @@ class GenaiSession {
  public:
   // Validates the EP (UsageError listing the valid names), then the bundle (UsageError when the directory or its
   // genai_config.json is missing). `machine` must outlive the session.
+  // Load(): an --ep naming a hardware EP that this machine cannot run is a UsageError (exit 2) whether or not a
+  // device was requested, before anything is written.
   GenaiSession(GenaiSessionOptions options, MachineAccess& machine);
 
   // Prepares and loads; a second call does nothing. Resolution failures are UsageErrors; a bad bundle is
-  // Error(kInvalidModel) from the generation runtime.
+  // Error(kInvalidModel) from the generation runtime. Errors name the files of the bundle the user gave, never the
+  // mirror entries of `_compiled/` that stand for them (compiled artifacts are named where they are).
   void Load();
   bool loaded() const { return model_ != nullptr; }
 
@@ -69,6 +77,8 @@ class GenaiSession {
 
  private:
   void ResolveOverride();
+  void RequireOverrideEpUsable();
+  void Warn(const std::string& message);
   std::filesystem::path PrepareDerivedBundle(bool changed);
   bool NeedsPluginEps() const;
 

@@ -22,6 +22,13 @@ TEST(Strings, SplitKeepsEmptyPieces) {
   EXPECT_EQ(Split("a:", ':'), (std::vector<std::string>{"a", ""}));
 }
 
+TEST(Strings, ReplaceAll) {
+  EXPECT_EQ(ReplaceAll("b/_compiled/x and b/_compiled", "b/_compiled", "b"), "b/x and b");
+  EXPECT_EQ(ReplaceAll("aaa", "aa", "b"), "ba") << "left to right, not overlapping";
+  EXPECT_EQ(ReplaceAll("abc", "", "x"), "abc");
+  EXPECT_EQ(ReplaceAll("", "a", "x"), "");
+}
+
 TEST(Strings, JoinAndTrim) {
   EXPECT_EQ(Join({"a", "b", "c"}, ", "), "a, b, c");
   EXPECT_EQ(Join({}, ", "), "");

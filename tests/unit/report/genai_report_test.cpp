@@ -158,6 +158,7 @@ TEST(GenaiReportJson, BenchmarkInfo) {
                                                   "max_new_tokens",
                                                   "apply_template",
                                                   "prompt",
+                                                  "prompt_ids",
                                                   "prompt_tokens",
                                                   "generated_tokens",
                                                   "context_length",
@@ -165,6 +166,7 @@ TEST(GenaiReportJson, BenchmarkInfo) {
                                                   "prompt_windows",
                                                   "timestamp"}));
   EXPECT_EQ(info["runtime"], "genai");
+  EXPECT_TRUE(info["prompt_ids"].is_null()) << "the prompt was text";
   EXPECT_EQ(info["model_id"], "org/tiny-llm");
   EXPECT_EQ(info["running_model_path"], "/bundles/tiny/_compiled");
   EXPECT_EQ(info["bundle_dir"], "/bundles/tiny");

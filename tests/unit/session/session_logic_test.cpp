@@ -46,7 +46,13 @@ TEST(CompilableStages, OnlyStagesWhoseFirstProviderCanCompile) {
   EXPECT_EQ(requests[0].ep->name, "SimNpuExecutionProvider");
   EXPECT_EQ(requests[0].provider_options, (std::map<std::string, std::string>{{"compile_delay_ms", "5"}}));
   EXPECT_EQ(requests[1].source, "iter.onnx") << "a stage without filename defaults to <stage>.onnx";
-  EXPECT_EQ(ArtifactName("ctx", *requests[0].ep), "ctx_simnpu_ctx.onnx") << "named by alias, not the raw key";
+  EXPECT_EQ(ArtifactName("ctx", *requests[0].ep, {}), "ctx_simnpu_ctx.onnx") << "named by alias, not the raw key";
+  const std::string with_options = ArtifactName("ctx", *requests[0].ep, requests[0].provider_options);
+  EXPECT_EQ(with_options.rfind("ctx_simnpu-", 0), 0u) << with_options;
+  EXPECT_EQ(with_options.size(), std::string("ctx_simnpu-12345678_ctx.onnx").size()) << with_options;
+  EXPECT_EQ(with_options, ArtifactName("ctx", *requests[0].ep, {{"compile_delay_ms", "5"}})) << "not stable";
+  EXPECT_NE(with_options, ArtifactName("ctx", *requests[0].ep, {{"compile_delay_ms", "6"}}))
+      << "another option set must have its own cache entry";
 
   EXPECT_TRUE(CompilableStages(Pipeline(R"([{"webgpu": {}}])"), catalog).empty()) << "WebGPU has no EPContext step";
   EXPECT_TRUE(CompilableStages(Pipeline("[]"), catalog).empty());

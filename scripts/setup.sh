@@ -10,15 +10,15 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Build tools, libraries (CLI11, nlohmann_json, fmt, spdlog, GoogleTest/GoogleMock, Google Benchmark, PCRE2,
 # utf8proc and simdjson for the tokenizer), what the test fixtures are made with (Debian's python3 with onnx and
 # numpy), the tokenizer tests' text (unicode-data's NormalizationTest.txt.bz2 read with bzcat, wamerican's word
-# list), the ONNX conformance test data (libonnx-testdata, also run through the simulated NPU) and clang with its
-# libFuzzer and sanitizer runtimes for the fuzz preset (scripts/fuzz.sh).
+# list), strace (tests check which files a run opens), the ONNX conformance test data (libonnx-testdata, also run
+# through the simulated NPU) and clang with its libFuzzer and sanitizer runtimes for the fuzz preset (scripts/fuzz.sh).
 packages=(
   build-essential cmake ninja-build pkg-config clang-format clang-14 libclang-rt-14-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev zipcmp zipmerge ziptool libxxhash-dev
   python3 python3-onnx python3-numpy python3-pil fonts-dejavu-core libonnx-testdata
-  npm ca-certificates dpkg-dev
+  npm ca-certificates dpkg-dev strace
   libpcre2-dev libutf8proc-dev libsimdjson-dev unicode-data wamerican bzip2 python3-jinja2
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
   libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "build_flags.h"
 #include "commands.h"
 #include "flag_checks.h"
 #include "modelkit/base/error.h"
@@ -34,21 +35,6 @@ struct BuildFlags {
   bool int4_zero_points = false;
   std::string kv_type;  // --window layouts: uint8 (default) or fp32
 };
-
-// The provider key written into the pipeline's hardware stages: the catalog's alias for a known EP (any spelling),
-// nothing for CPU, and an unknown name as given (onnxruntime-genai tries it as a registered plugin EP).
-std::string PipelineEpKey(const std::string& ep) {
-  if (ep.empty()) return "";
-  const device::EpCatalog catalog = device::EpCatalog::BuiltIn();
-  const device::EpRow* row = catalog.Find(ep);
-  if (row == nullptr) return ep;
-  return row->IsCpu() ? "" : row->Alias();
-}
-
-builder::Precision ParsePrecision(const std::string& text) {
-  if (text == "int4") return builder::Precision::kInt4;
-  return text == "fp16" ? builder::Precision::kFp16 : builder::Precision::kFp32;
-}
 
 void ApplyRandomFlags(BuildFlags& flags, const CLI::App& command) {
   const char* random_only[] = {"--arch",     "--hidden-size",       "--layers",     "--heads", "--kv-heads",

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_flags.h"
 #include "commands.h"
 #include "ep_flags.h"
 #include "flag_checks.h"
@@ -43,6 +44,7 @@ struct GenerateFlags {
   std::optional<uint64_t> seed;
   bool ignore_eos = false;
   std::string format = "text";
+  CheckpointFlags checkpoint;  // -m as a checkpoint or model id
   std::string ep;
   device::DeviceRequest device = session::GenaiSessionOptions{}.device;
   GenaiCompileFlags compile;
@@ -93,7 +95,7 @@ nlohmann::ordered_json TimingsJson(const generate::Model& model, const generate:
   return timings;
 }
 
-int RunGenerate(const GenerateFlags& flags) {
+int RunGenerate(const GenerateFlags& flags, const CLI::App& command) {
   const int sources = !flags.prompt.empty() + !flags.prompt_file.empty() + !flags.prompt_ids.empty();
   if (sources != 1) throw UsageError("give exactly one of --prompt, --prompt-file or --prompt-ids");
   if (flags.max_new_tokens && *flags.max_new_tokens < 0) throw UsageError("--max-new-tokens must be >= 0");
@@ -101,8 +103,9 @@ int RunGenerate(const GenerateFlags& flags) {
   // Ctrl-C during the load stops after it; during generation, after the current step (the text so far is kept).
   const InterruptScope interrupt_scope;
   session::PluginMachineAccess machine(flags.ep_flags.Plugins());
+  const std::string bundle = ResolveGenaiModel(flags.bundle, flags.checkpoint, command, flags.ep, /*quiet=*/false);
   session::GenaiSessionOptions session_options =
-      MakeGenaiSessionOptions(flags.bundle, flags.ep, flags.device, flags.compile, flags.ep_flags);
+      MakeGenaiSessionOptions(bundle, flags.ep, flags.device, flags.compile, flags.ep_flags);
   // Token ids in need no tokenizer: a bundle built without one runs, its output given as ids.
   session_options.tokenizer_optional = !flags.prompt_ids.empty();
   session::GenaiSession genai(std::move(session_options), machine);
@@ -177,7 +180,10 @@ int RunGenerate(const GenerateFlags& flags) {
 void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
   auto flags = std::make_shared<GenerateFlags>();
   CLI::App* command = app.add_subcommand("generate", "Run a genai bundle on a prompt, streaming the text to stdout");
-  command->add_option("-m,--model", flags->bundle, "Bundle directory (holding genai_config.json)")->required();
+  command
+      ->add_option("-m,--model", flags->bundle,
+                   "Bundle directory (holding genai_config.json), Hugging Face checkpoint directory or hub model id")
+      ->required();
   command->add_option("--prompt", flags->prompt, "Prompt text");
   command->add_option("--prompt-file", flags->prompt_file, "File holding the prompt text");
   command->add_option("--prompt-ids", flags->prompt_ids, "Prompt as comma-separated token ids (no template)");
@@ -211,7 +217,8 @@ void RegisterGenerateCommand(CLI::App& app, CommandRunner& run) {
                   "overrides the bundle's");
   flags->compile.Bind(*command);
   flags->ep_flags.Bind(*command);
-  command->callback([flags, &run] { run = [flags] { return RunGenerate(*flags); }; });
+  flags->checkpoint.Bind(*command);
+  command->callback([flags, command, &run] { run = [flags, command] { return RunGenerate(*flags, *command); }; });
 }
 
 }  // namespace modelkit::app

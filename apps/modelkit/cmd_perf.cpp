@@ -12,6 +12,7 @@
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/onnx_benchmark.h"
 #include "modelkit/report/onnx_report.h"
+#include "modelkit/session/model_source.h"
 #include "perf_output.h"
 #include "progress_bar.h"
 #include "version.h"
@@ -24,8 +25,9 @@ namespace fs = std::filesystem;
 // The flags that shape a genai run only, as typed; a single ONNX model has no prompt to feed or tokens to generate.
 std::vector<std::string> GenaiOnlyFlags(const CLI::App& command) {
   std::vector<std::string> given;
-  for (const char* flag : {"--prompt", "--prompt-file", "--prompt-ids", "--apply-template", "--no-apply-template",
-                           "--max-new-tokens", "--ignore-eos", "--compile", "--compile-timeout"}) {
+  for (const char* flag :
+       {"--prompt", "--prompt-file", "--prompt-ids", "--apply-template", "--no-apply-template", "--max-new-tokens",
+        "--ignore-eos", "--compile", "--compile-timeout", "--layout", "--precision", "--window", "--rebuild"}) {
     if (command.count(flag) > 0) given.push_back(flag);
   }
   return given;
@@ -33,13 +35,12 @@ std::vector<std::string> GenaiOnlyFlags(const CLI::App& command) {
 
 }  // namespace
 
-// "onnx" or "genai" from --runtime and -m (auto: genai iff -m is a directory with genai_config.json).
+// "onnx" or "genai" from --runtime and -m (auto: genai iff -m is a bundle, a checkpoint directory or a hub model id).
 std::string ResolveRuntime(const std::string& runtime, const fs::path& model) {
   const std::string value = ToLower(runtime);
   if (value == "onnx" || value == "winml" || value == "winml-ort") return "onnx";
   if (value == "genai" || value == "winml-genai" || value == "ort-genai") return "genai";
-  std::error_code ec;
-  return fs::is_directory(model, ec) && fs::exists(model / "genai_config.json", ec) ? "genai" : "onnx";
+  return session::ClassifyModelInput(model.string()) == session::ModelInputKind::kOther ? "onnx" : "genai";
 }
 
 namespace {
@@ -96,7 +97,10 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   auto options = std::make_shared<PerfCommandOptions>();
   CLI::App* command = app.add_subcommand("perf", "Benchmark an ONNX model on this machine's devices and EPs");
   report::OnnxPerfOptions& onnx = options->onnx;
-  command->add_option("-m,--model", options->model, "ONNX model file (.onnx), or a genai bundle directory")->required();
+  command
+      ->add_option("-m,--model", options->model,
+                   "ONNX model file (.onnx), genai bundle directory, Hugging Face checkpoint directory or hub model id")
+      ->required();
   command->add_option("--runtime", options->runtime, "auto, onnx or genai (winml/winml-ort/winml-genai/ort-genai)")
       ->transform(
           CLI::IsMember({"auto", "onnx", "genai", "winml", "winml-ort", "winml-genai", "ort-genai"}, CLI::ignore_case))
@@ -157,6 +161,7 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->capture_default_str();
   command->add_flag("--ignore-eos", genai.ignore_eos, "Generate exactly --max-new-tokens per request (genai)");
   genai_flags.compile.Bind(*command);
+  genai_flags.checkpoint.Bind(*command);
   options->ep_flags.Bind(*command);
   command->callback([options, command, &run] { run = [options, command] { return RunPerf(*options, *command); }; });
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "build_flags.h"
 #include "ep_flags.h"
 #include "genai_flags.h"
 #include "modelkit/report/genai_run.h"
@@ -18,10 +19,11 @@ namespace modelkit::app {
 // Flags of `perf` on a bundle that are not fields of report::GenaiPerfOptions.
 struct GenaiPerfFlags {
   std::string prompt_file;
-  std::string prompt_ids;  // --prompt-ids, comma-separated
+  std::string prompt_ids;       // --prompt-ids, comma-separated
   bool apply_template = false;  // neither flag: apply when the bundle has a chat template
   bool no_apply_template = false;
   GenaiCompileFlags compile;
+  CheckpointFlags checkpoint;  // -m as a checkpoint or model id
 };
 
 struct PerfCommandOptions {

@@ -53,9 +53,10 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   if (command.count("--input-data") > 0) {
     throw UsageError("--input-data is not supported with --runtime genai: a bundle is benchmarked on --prompt text");
   }
-  const fs::path bundle = options.model;
-  CheckBundlePath(bundle);
   const GenaiPerfFlags& flags = options.genai_flags;
+  const fs::path bundle =
+      ResolveGenaiModel(options.model, flags.checkpoint, command, options.onnx.ep, options.quiet > 0);
+  CheckBundlePath(bundle);
   report::GenaiPerfOptions run = options.genai;
   if (command.count("--prompt") + !flags.prompt_file.empty() + !flags.prompt_ids.empty() > 1) {
     throw UsageError("give one of --prompt, --prompt-file or --prompt-ids, not several");
@@ -85,7 +86,7 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   session::PluginMachineAccess machine(options.ep_flags.Plugins());
   session::GenaiSessionOptions session_options =
-      MakeGenaiSessionOptions(options.model, options.onnx.ep, device, flags.compile, options.ep_flags);
+      MakeGenaiSessionOptions(bundle.string(), options.onnx.ep, device, flags.compile, options.ep_flags);
   if (options.quiet > 0) session_options.on_warning = nullptr;
   session_options.tokenizer_optional = !run.prompt_ids.empty();
   session::GenaiSession session(std::move(session_options), machine);

@@ -1,6 +1,7 @@
 #include "modelkit/base/files.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -27,6 +28,14 @@ std::string ReadTextFile(const std::filesystem::path& path, const std::string& w
   }
   if (in.bad()) throw UsageError("cannot read " + what + " '" + path.string() + "'");
   return content;
+}
+
+std::filesystem::path UserCacheDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') return xdg;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::filesystem::path(home) / ".cache";
+  }
+  return ".cache";
 }
 
 }  // namespace modelkit

@@ -27,6 +27,14 @@ int64_t MtimeNs(const fs::path& path) {
 
 }  // namespace
 
+std::string HashText(std::string_view text) {
+  const XXH128_hash_t hash = XXH3_128bits(text.data(), text.size());
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(hash.high64),
+                static_cast<unsigned long long>(hash.low64));
+  return hex;
+}
+
 std::string HashFile(const fs::path& path) {
   std::unique_ptr<FILE, decltype(&std::fclose)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw RuntimeError("cannot read '" + path.string() + "': " + std::strerror(errno));
@@ -56,14 +64,28 @@ SourceIdentity IdentifySource(const fs::path& dir, const std::string& name) {
   return identity;
 }
 
-nlohmann::json ToJson(const CompileIdentity& identity) {
-  nlohmann::json sources = nlohmann::json::array();
-  for (const SourceIdentity& source : identity.sources) {
-    sources.push_back({{"name", source.name},
-                       {"size", source.size},
-                       {"mtime_ns", source.mtime_ns},
-                       {"xxh3_128", source.content_hash}});
+nlohmann::json SourcesToJson(const std::vector<SourceIdentity>& sources) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const SourceIdentity& source : sources) {
+    list.push_back({{"name", source.name},
+                    {"size", source.size},
+                    {"mtime_ns", source.mtime_ns},
+                    {"xxh3_128", source.content_hash}});
   }
+  return list;
+}
+
+std::vector<SourceIdentity> SourcesFromJson(const nlohmann::json& json) {
+  std::vector<SourceIdentity> sources;
+  for (const nlohmann::json& source : json) {
+    sources.push_back({source.at("name").get<std::string>(), source.at("size").get<uint64_t>(),
+                       source.at("mtime_ns").get<int64_t>(), source.at("xxh3_128").get<std::string>()});
+  }
+  return sources;
+}
+
+nlohmann::json ToJson(const CompileIdentity& identity) {
+  const nlohmann::json sources = SourcesToJson(identity.sources);
   return {{"record_version", kRecordVersion},
           {"stage", identity.stage},
           {"ep", identity.ep},
@@ -82,10 +104,7 @@ std::optional<CompileIdentity> FromJson(const nlohmann::json& json) {
     identity.provider_options = json.at("provider_options").get<std::map<std::string, std::string>>();
     identity.ort_version = json.at("ort_version").get<std::string>();
     identity.ep_version = json.at("ep_version").get<std::string>();
-    for (const nlohmann::json& source : json.at("sources")) {
-      identity.sources.push_back({source.at("name").get<std::string>(), source.at("size").get<uint64_t>(),
-                                  source.at("mtime_ns").get<int64_t>(), source.at("xxh3_128").get<std::string>()});
-    }
+    identity.sources = SourcesFromJson(json.at("sources"));
     return identity;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
@@ -100,9 +119,14 @@ std::optional<std::string> StaleReason(const CompileIdentity& recorded, const fs
   if (recorded.provider_options != provider_options) return "provider options changed";
   if (recorded.ort_version != ort_version) return "ONNX Runtime " + recorded.ort_version + " -> " + ort_version;
   if (recorded.ep_version != ep_version) return "EP version " + recorded.ep_version + " -> " + ep_version;
-  if (recorded.sources.size() != source_names.size()) return "the set of source files changed";
+  return SourcesStaleReason(recorded.sources, dir, source_names);
+}
+
+std::optional<std::string> SourcesStaleReason(const std::vector<SourceIdentity>& recorded, const fs::path& dir,
+                                              const std::vector<std::string>& source_names) {
+  if (recorded.size() != source_names.size()) return "the set of source files changed";
   for (size_t i = 0; i < source_names.size(); ++i) {
-    const SourceIdentity& was = recorded.sources[i];
+    const SourceIdentity& was = recorded[i];
     if (was.name != source_names[i]) return "the set of source files changed";
     const fs::path path = dir / was.name;
     std::error_code ec;

@@ -1,8 +1,5 @@
 #include "modelkit/compile/stage_compile.h"
 
-#include <xxhash.h>
-
-#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -74,10 +71,7 @@ std::string ArtifactName(const std::string& stage, const device::EpRow& ep,
   if (provider_options.empty()) return stage + "_" + ep.Alias() + "_ctx.onnx";
   std::string canonical;  // the map is ordered by key, so equal option sets give equal text
   for (const auto& [key, value] : provider_options) canonical += key + '\0' + value + '\0';
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08llx",
-                static_cast<unsigned long long>(XXH3_64bits(canonical.data(), canonical.size()) & 0xffffffffULL));
-  return stage + "_" + ep.Alias() + "-" + hex + "_ctx.onnx";
+  return stage + "_" + ep.Alias() + "-" + HashText(canonical).substr(0, 8) + "_ctx.onnx";
 }
 
 const char* OutcomeName(StageCompileOutcome outcome) {

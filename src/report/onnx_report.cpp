@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "modelkit/base/files.h"
 #include "modelkit/base/text_table.h"
 #include "modelkit/report/stats.h"
 
@@ -52,14 +53,7 @@ std::string UtcTimestamp() {
 }
 
 std::filesystem::path DefaultReportPath(const std::filesystem::path& model, const std::string& timestamp_utc) {
-  std::filesystem::path cache;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    cache = xdg;
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    cache = std::filesystem::path(home) / ".cache";
-  } else {
-    cache = ".cache";
-  }
+  const std::filesystem::path cache = UserCacheDir();
   std::string slug;
   for (char c : model.stem().string()) {
     const auto u = static_cast<unsigned char>(c);

@@ -17,4 +17,7 @@ inline constexpr size_t kMaxTextFileBytes = size_t{512} << 20;
 std::string ReadTextFile(const std::filesystem::path& path, const std::string& what,
                          size_t max_bytes = kMaxTextFileBytes);
 
+// The user's cache directory: $XDG_CACHE_HOME, else $HOME/.cache, else ./.cache (nothing is created).
+std::filesystem::path UserCacheDir();
+
 }  // namespace modelkit

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,8 +35,21 @@ struct CompileIdentity {
 // Size, mtime and content hash of `dir`/`name`. Throws RuntimeError naming the file when it cannot be read.
 SourceIdentity IdentifySource(const std::filesystem::path& dir, const std::string& name);
 
+// XXH3-128 of `text` as 32 hex digits.
+std::string HashText(std::string_view text);
+
 // XXH3-128 of a file's content as 32 hex digits. Throws RuntimeError naming the file on read failure.
 std::string HashFile(const std::filesystem::path& path);
+
+// The source part of StaleReason: whether the files `source_names` in `dir` are still those `recorded` (in that
+// order), with the same size+mtime fast path and content-hash fallback. Returns why not, or nullopt.
+std::optional<std::string> SourcesStaleReason(const std::vector<SourceIdentity>& recorded,
+                                              const std::filesystem::path& dir,
+                                              const std::vector<std::string>& source_names);
+
+// Sources as JSON and back; SourcesFromJson throws nlohmann::json::exception for a malformed list.
+nlohmann::json SourcesToJson(const std::vector<SourceIdentity>& sources);
+std::vector<SourceIdentity> SourcesFromJson(const nlohmann::json& json);
 
 nlohmann::json ToJson(const CompileIdentity& identity);
 // nullopt when `json` is not a record this version wrote (then the artifact is recompiled).

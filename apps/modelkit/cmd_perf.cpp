@@ -63,6 +63,8 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   if (options.warmup) options.onnx.warmup = *options.warmup;
   const std::string timestamp = report::UtcTimestamp();
   const fs::path output = ReportOutputPath(options, options.model, timestamp);
+  std::vector<std::string> host_warnings;
+  const report::ReportContext context = StartReportContext(options, timestamp, host_warnings);
 
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
@@ -78,6 +80,7 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
     StopIfInterrupted();
   }
   monitor.Stop();
+  result.warnings.insert(result.warnings.begin(), host_warnings.begin(), host_warnings.end());
   if (options.quiet == 0) {
     for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
   }
@@ -85,7 +88,6 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
     std::cerr << "device " << options.onnx.device.Name() << " -> " << result.resolved_device << ", EP "
               << result.ep_name << "; session load " << result.load_ms << " ms\n";
   }
-  report::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
   nlohmann::ordered_json json = report::OnnxReportJson(options.onnx, result, context);
   monitor.AddTo(json);
   return EmitPerfReport(json, options, output, report::OnnxReportText);
@@ -143,6 +145,9 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
                     "Sample CPU utilisation and RSS in the background (live on a terminal, hw_monitor in the report)");
   command->add_option("--intra-op-threads", onnx.intra_op_threads, "Intra-op threads (0: ORT default)")
       ->check(CLI::Range(0, kMaxIntraOpThreads));
+  command->add_flag("--fail-on-fallback", onnx.fail_on_fallback,
+                    "Exit 4 when ONNX Runtime places any node of a session (or pipeline stage) on an EP other than the "
+                    "one asked for, instead of warning");
   command->add_flag("-q,--quiet", options->quiet, "No progress bar or warnings");
   command->add_flag("-v,--verbose", options->verbose, "Show resolution details and ONNX Runtime warnings");
   report::GenaiPerfOptions& genai = options->genai;

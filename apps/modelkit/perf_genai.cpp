@@ -61,10 +61,15 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   if (command.count("--prompt") + !flags.prompt_file.empty() + !flags.prompt_ids.empty() > 1) {
     throw UsageError("give one of --prompt, --prompt-file or --prompt-ids, not several");
   }
-  if (!flags.prompt_file.empty()) run.prompt = ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes);
+  if (command.count("--prompt") > 0) run.prompt_source = "text";
+  if (!flags.prompt_file.empty()) {
+    run.prompt = ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes);
+    run.prompt_source = "file";
+  }
   if (!flags.prompt_ids.empty()) {
     if (flags.apply_template) throw UsageError("--apply-template needs prompt text; --prompt-ids are fed as they are");
     run.prompt_ids = ParseTokenIdList(flags.prompt_ids, "--prompt-ids");
+    run.prompt_source = "ids";
   }
   const std::vector<std::string> ignored = IgnoredFlags(command);
   if (!ignored.empty() && options.quiet == 0) {
@@ -82,6 +87,8 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   if (slug.empty()) slug = fs::absolute(bundle).lexically_normal().parent_path().filename().string();
   if (slug.empty()) slug = "genai";
   const fs::path output = ReportOutputPath(options, slug + ".bundle", timestamp);
+  std::vector<std::string> host_warnings;
+  const report::ReportContext context = StartReportContext(options, timestamp, host_warnings);
 
   if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
   session::PluginMachineAccess machine(options.ep_flags.Plugins());
@@ -89,6 +96,7 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
       MakeGenaiSessionOptions(bundle.string(), options.onnx.ep, device, flags.compile, options.ep_flags);
   if (options.quiet > 0) session_options.on_warning = nullptr;
   session_options.tokenizer_optional = !run.prompt_ids.empty();
+  session_options.fail_on_fallback = options.onnx.fail_on_fallback;
   session::GenaiSession session(std::move(session_options), machine);
   PerfMonitor monitor(options.monitor);
   perf::GenaiPerfResult result;
@@ -111,7 +119,10 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   }
 
   result.info.monitor = options.monitor;
-  const report::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion()};
+  if (options.quiet == 0) {  // the session's own warnings were printed as they arose
+    for (const std::string& warning : host_warnings) std::cerr << "warning: " << warning << "\n";
+  }
+  result.info.warnings.insert(result.info.warnings.begin(), host_warnings.begin(), host_warnings.end());
   nlohmann::ordered_json json =
       report::GenaiReportJson(result.info, result.load, result.requests, result.memory, context);
   monitor.AddTo(json);

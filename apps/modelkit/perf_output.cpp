@@ -5,7 +5,10 @@
 
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/host_info.h"
+#include "modelkit/ort/runtime.h"
 #include "modelkit/report/onnx_report.h"
+#include "version.h"
 
 namespace modelkit::app {
 
@@ -15,10 +18,20 @@ namespace {
 constexpr std::chrono::milliseconds kMonitorInterval(200);
 }  // namespace
 
+report::ReportContext StartReportContext(const PerfCommandOptions& options, const std::string& timestamp,
+                                         std::vector<std::string>& host_warnings) {
+  report::ReportContext context{options.model, kVersion, kGitCommit, timestamp, ort::RuntimeVersion(), {}, {}};
+  context.command_line = ProcessCommandLine();
+  context.host_at_start = ReadHostState();
+  host_warnings = report::HostStateWarnings(context.host_at_start, LogicalCores());
+  return context;
+}
+
 fs::path ReportOutputPath(const PerfCommandOptions& options, const std::string& report_name,
                           const std::string& timestamp) {
-  const fs::path output =
-      options.output.empty() ? report::DefaultReportPath(report_name, timestamp) : fs::path(options.output);
+  // The default name is never checked here: EmitPerfReport takes the next free name when it is taken.
+  if (options.output.empty()) return report::DefaultReportPath(report_name, timestamp);
+  const fs::path output(options.output);
   CheckOutputFile(output, options.overwrite);
   return output;
 }
@@ -43,12 +56,18 @@ void PerfMonitor::AddTo(nlohmann::ordered_json& report) const {
 
 int EmitPerfReport(const nlohmann::ordered_json& report, const PerfCommandOptions& options, const fs::path& output,
                    std::string (*render_text)(const nlohmann::ordered_json&)) {
-  WriteFileAtomically(output, report.dump(2) + "\n", options.overwrite);
+  const std::string content = report.dump(2) + "\n";
+  fs::path written = output;
+  if (options.output.empty()) {
+    written = WriteNewFileAtomically(output, content);
+  } else {
+    WriteFileAtomically(output, content, options.overwrite);
+  }
   if (options.format == "json") {
     std::cout << report.dump(2) << "\n";
-    if (options.quiet == 0) std::cerr << "Results saved to: " << output.string() << "\n";
+    if (options.quiet == 0) std::cerr << "Results saved to: " << written.string() << "\n";
   } else {
-    std::cout << render_text(report) << "Results saved to: " << output.string() << "\n";
+    std::cout << render_text(report) << "Results saved to: " << written.string() << "\n";
   }
   return 0;
 }

@@ -38,8 +38,10 @@ void CheckOutputFile(const std::filesystem::path& path, bool overwrite) {
   }
 }
 
-void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite) {
-  CheckOutputFile(path, overwrite);
+namespace {
+
+// Writes `content` to a fresh temporary file beside `path` (parents created), synced; returns its name.
+std::string WriteTemporary(const std::filesystem::path& path, std::string_view content) {
   std::error_code ec;
   if (path.has_parent_path()) {
     std::filesystem::create_directories(path.parent_path(), ec);
@@ -68,11 +70,41 @@ void WriteFileAtomically(const std::filesystem::path& path, std::string_view con
     unlink(temp.c_str());
     throw RuntimeError("cannot write '" + path.string() + "': " + std::strerror(errno));
   }
+  return temp;
+}
+
+}  // namespace
+
+void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite) {
+  CheckOutputFile(path, overwrite);
+  const std::string temp = WriteTemporary(path, content);
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     unlink(temp.c_str());
     throw RuntimeError("cannot write '" + path.string() + "': " + reason);
   }
+}
+
+std::filesystem::path WriteNewFileAtomically(const std::filesystem::path& path, std::string_view content) {
+  const std::string temp = WriteTemporary(path, content);
+  constexpr int kMaxNames = 10000;
+  for (int n = 1; n <= kMaxNames; ++n) {
+    const std::filesystem::path candidate =
+        n == 1 ? path
+               : path.parent_path() / (path.stem().string() + "-" + std::to_string(n) + path.extension().string());
+    // link() never replaces: EEXIST means another run (or an earlier one) has this name.
+    if (link(temp.c_str(), candidate.c_str()) == 0) {
+      unlink(temp.c_str());
+      return candidate;
+    }
+    if (errno != EEXIST) {
+      const std::string reason = std::strerror(errno);
+      unlink(temp.c_str());
+      throw RuntimeError("cannot write '" + candidate.string() + "': " + reason);
+    }
+  }
+  unlink(temp.c_str());
+  throw RuntimeError("cannot write '" + path.string() + "': " + std::to_string(kMaxNames) + " names are taken");
 }
 
 }  // namespace modelkit

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -64,6 +65,29 @@ uint64_t MemoryTotalMb() {
   } catch (const std::exception&) {
     return 0;
   }
+}
+
+HostState ReadHostState() {
+  HostState state;
+  double load = 0;
+  if (std::ifstream("/proc/loadavg") >> load) state.load_average_1m = load;
+  const std::string available = FindValue("/proc/meminfo", "MemAvailable", ':');  // "24567890 kB"
+  uint64_t available_kb = 0;
+  if (std::istringstream(available) >> available_kb) state.memory_available_mb = available_kb / 1024;
+  double mhz = 0;
+  if (std::istringstream(FindValue("/proc/cpuinfo", "cpu MHz", ':')) >> mhz) state.cpu_mhz = mhz;
+  std::ifstream("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") >> state.cpu_governor;
+  int smt = 0;
+  if (std::ifstream("/sys/devices/system/cpu/smt/active") >> smt) state.smt_active = smt != 0;
+  return state;
+}
+
+std::vector<std::string> ProcessCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
 }
 
 std::string OsDescription() {

@@ -6,6 +6,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/huge_pages.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 #include "session_factory.h"
 
@@ -112,6 +113,11 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
                                   ? "pipeline stage '" + stage_config.name + "' (" + stage_config.filename + ")"
                                   : "model.decoder (" + stage_config.filename + ")";
     stage.session = factory.Create(config_.bundle_dir / stage_config.filename, session_options, where);
+    stage.placement =
+        ort::ReadPlacement(*stage.session, stage_config.name, factory.RequestedEp(session_options, where));
+    const SessionFactory::Threading threading = factory.ThreadingOf(session_options);
+    stage.intra_op_threads = threading.intra_op_threads;
+    stage.intra_op_spinning = threading.spinning;
     for (size_t i = 0; i < stage.session->GetInputCount(); ++i) {
       const std::string name = stage.session->GetInputNameAllocated(i, allocator).get();
       stage.session_inputs.push_back(name);

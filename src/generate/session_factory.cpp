@@ -11,6 +11,7 @@
 
 #include "modelkit/device/session_ep.h"
 #include "modelkit/ort/ort_error.h"
+#include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 
 namespace modelkit::generate {
@@ -32,13 +33,41 @@ namespace {
 
 }  // namespace
 
+const device::EpRow* SessionFactory::FindProvider(const ProviderConfig& provider, const std::string& where) const {
+  const device::EpRow* row = catalog_.Find(provider.name);
+  if (!row) {
+    throw UsageError("EP '" + provider.name + "' named by the provider_options of " + where +
+                     " is not known here; register a plugin EP with --ep-library NAME=PATH or run "
+                     "'modelkit sys --list-ep'");
+  }
+  return row;
+}
+
+std::string SessionFactory::RequestedEp(const SessionOptionsConfig& config, const std::string& where) const {
+  for (const ProviderConfig& provider : config.providers) {
+    const device::EpRow* row = FindProvider(provider, where);
+    if (!row->IsCpu()) return row->name;
+  }
+  return report::kCpuEpName;
+}
+
 int DefaultIntraOpThreads() { return std::min(PhysicalCoresAvailable(), kMaxDefaultIntraOpThreads); }
+
+SessionFactory::Threading SessionFactory::ThreadingOf(const SessionOptionsConfig& config) const {
+  Threading threading;
+  threading.intra_op_threads = config.intra_op_num_threads.value_or(DefaultIntraOpThreads());
+  const auto spinning = config.config_entries.find(kOrtSessionOptionsConfigAllowIntraOpSpinning);
+  threading.spinning = spinning != config.config_entries.end() ? spinning->second != "0" : sessions_in_turn_ <= 1;
+  return threading;
+}
 
 Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& config, const std::string& where) const {
   ort::SharedEnv();
   Ort::SessionOptions options;
+  ort::RecordPlacement(options);
   try {
-    options.SetIntraOpNumThreads(config.intra_op_num_threads.value_or(DefaultIntraOpThreads()));
+    const Threading threading = ThreadingOf(config);
+    options.SetIntraOpNumThreads(threading.intra_op_threads);
     if (config.inter_op_num_threads) options.SetInterOpNumThreads(*config.inter_op_num_threads);
     if (config.enable_cpu_mem_arena.has_value()) {
       if (*config.enable_cpu_mem_arena) {
@@ -59,19 +88,14 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
     }
     if (config.log_id) options.SetLogId(config.log_id->c_str());
     for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());
-    if (sessions_in_turn_ > 1 && !config.config_entries.contains(kOrtSessionOptionsConfigAllowIntraOpSpinning)) {
+    if (!threading.spinning && !config.config_entries.contains(kOrtSessionOptionsConfigAllowIntraOpSpinning)) {
       options.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");
     }
   } catch (const Ort::Exception& error) {
     ort::ThrowOrtError(error, ExitCode::kRuntimeFailure, "while setting the session options of " + where);
   }
   for (const ProviderConfig& provider : config.providers) {
-    const device::EpRow* row = catalog_.Find(provider.name);
-    if (!row) {
-      throw UsageError("EP '" + provider.name + "' named by the provider_options of " + where +
-                       " is not known here; register a plugin EP with --ep-library NAME=PATH or run "
-                       "'modelkit sys --list-ep'");
-    }
+    const device::EpRow* row = FindProvider(provider, where);
     if (row->IsCpu()) {
       if (!provider.options.empty()) {
         throw Error(ExitCode::kInvalidModel, where +

@@ -34,16 +34,32 @@ class SessionFactory {
   SessionFactory(const device::EpCatalog& catalog, size_t sessions_in_turn)
       : catalog_(catalog), sessions_in_turn_(sessions_in_turn) {}
 
-  // Builds ORT session options from `config`. `where` names the config location in errors ("stage 'ctx'").
+  // Builds ORT session options from `config`, recording where ORT places each node (ort::ReadPlacement). `where`
+  // names the config location in errors ("stage 'ctx'").
   // Throws Error(kInvalidModel) for "cpu" with options, UsageError for an EP no catalog row knows, and a runtime
   // failure when ORT refuses the EP.
   Ort::SessionOptions MakeOptions(const SessionOptionsConfig& config, const std::string& where) const;
+
+  // The intra-op threads and spinning a session made from `config` gets: the config's values, else
+  // DefaultIntraOpThreads() and spinning only when one session runs per token (see the constructor).
+  struct Threading {
+    int intra_op_threads = 0;  // 0: ORT's own choice (a config may ask for it)
+    bool spinning = true;
+  };
+  Threading ThreadingOf(const SessionOptionsConfig& config) const;
+
+  // ORT's name of the EP `config` asks for: its first provider that is not the CPU, or the CPU EP when none is.
+  // Throws UsageError for a provider no catalog row knows, as MakeOptions does.
+  std::string RequestedEp(const SessionOptionsConfig& config, const std::string& where) const;
 
   // Creates the session for `model`. Throws Error(kInvalidModel) when the file is missing or ORT cannot load it.
   std::unique_ptr<Ort::Session> Create(const std::filesystem::path& model, const SessionOptionsConfig& config,
                                        const std::string& where) const;
 
  private:
+  // The catalog row of `provider`; UsageError naming `where` when no row knows it.
+  const device::EpRow* FindProvider(const ProviderConfig& provider, const std::string& where) const;
+
   const device::EpCatalog& catalog_;
   size_t sessions_in_turn_;
 };

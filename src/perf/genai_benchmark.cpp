@@ -39,6 +39,12 @@ GenaiBenchmarkInfo InfoOf(const session::GenaiSession& session, const GenaiPerfO
   info.template_applied = template_applied;
   info.context_length = session.model().config().context_length;
   if (const auto& window = session.model().config().decoder.sliding_window) info.window_size = window->window_size;
+  for (const generate::LoadedStage& stage : session.model().stages()) {
+    if (stage.placement) info.placement.push_back(*stage.placement);
+    info.threading.push_back({stage.config.name, stage.intra_op_threads, stage.intra_op_spinning});
+  }
+  info.fail_on_fallback = asked.fail_on_fallback;
+  info.warnings = session.warnings();
   return info;
 }
 

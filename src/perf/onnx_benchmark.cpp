@@ -11,6 +11,7 @@
 #include "modelkit/base/files.h"
 #include "modelkit/base/host_info.h"
 #include "modelkit/device/session_ep.h"
+#include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/process_memory.h"
 #include "npz.h"
@@ -214,6 +215,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
 
   Ort::SessionOptions session_options;
   if (options.intra_op_threads > 0) session_options.SetIntraOpNumThreads(options.intra_op_threads);
+  ort::RecordPlacement(session_options);
   device::AppendSelectedEp(session_options, selection, options.ep_options);
   const Clock::time_point load_start = Clock::now();
   std::optional<Ort::Session> session;
@@ -224,6 +226,13 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   }
   result.load_ms = MillisecondsSince(load_start, Clock::now());
   if (options.memory) result.memory.after_load = CurrentRssMb();
+  result.placement = ort::ReadPlacement(*session, options.model.filename().string(), result.ep_name);
+  if (result.placement) {
+    if (std::optional<std::string> shortfall = report::PlacementShortfall(*result.placement)) {
+      if (options.fail_on_fallback) throw Error(ExitCode::kInferenceFailed, *shortfall + " (--fail-on-fallback)");
+      result.warnings.push_back(*shortfall);
+    }
+  }
 
   Ort::AllocatorWithDefaultOptions allocator;
   for (size_t i = 0; i < session->GetInputCount(); ++i) {

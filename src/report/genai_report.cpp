@@ -91,6 +91,32 @@ ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* 
   return block;
 }
 
+// Every setting that shaped the run, for `reproducibility`.
+ordered_json SettingsJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* first_timed) {
+  ordered_json threading = ordered_json::array();
+  for (const StageThreading& stage : info.threading) {
+    threading.push_back({{"stage", stage.stage},
+                         {"intra_op_threads", stage.intra_op_threads == 0 ? ordered_json("ort_default")
+                                                                          : ordered_json(stage.intra_op_threads)},
+                         {"spinning", stage.spinning}});
+  }
+  return {{"iterations", info.options.iterations},
+          {"warmup", info.options.warmup},
+          {"max_new_tokens", info.options.max_new_tokens},
+          {"ignore_eos", info.options.ignore_eos},
+          {"sampling", "greedy"},
+          {"prompt_source", info.options.prompt_source},
+          {"prompt_tokens", first_timed ? ordered_json(first_timed->prompt_tokens) : ordered_json(nullptr)},
+          {"apply_template", info.template_applied},
+          {"ep", info.effective_ep.ReportName()},
+          {"device", info.device.Name()},
+          {"compile", info.compile},
+          {"fail_on_fallback", info.fail_on_fallback},
+          {"memory", info.options.memory},
+          {"monitor", info.monitor},
+          {"threading", std::move(threading)}};
+}
+
 ordered_json LoadJson(const GenaiLoadSample& load) {
   ordered_json block;
   block["session_load_duration_ms"] = RoundTo(Ms(load.session_load_ns), 3);
@@ -239,6 +265,48 @@ ordered_json AggregateJson(const GenaiLoadSample& load, const std::vector<GenaiR
   return block;
 }
 
+// "config -> npu (SimNpu)": the device asked for, the device the run's config ended up on, and the EPs its stages
+// asked for (CPU only when no stage asked for another). Without placement: "config (simnpu)" from the EP label.
+std::string DeviceText(const ordered_json& info, const ordered_json& placement) {
+  const auto device = info.at("device").get<std::string>();
+  std::vector<std::string> eps;
+  for (const ordered_json& stage : placement) {
+    const std::string ep = stage.at("requested_ep").get<std::string>();
+    if (ep != kCpuEpName && std::find(eps.begin(), eps.end(), ShortEpName(ep)) == eps.end()) {
+      eps.push_back(ShortEpName(ep));
+    }
+  }
+  if (eps.empty() && !placement.empty()) eps.push_back(ShortEpName(kCpuEpName));
+  if (eps.empty()) {
+    const auto label = info.at("ep").get<std::string>();
+    return device == label ? device : device + " (" + label + ")";
+  }
+  const ordered_json& effective = info.at("effective_device");
+  std::string text = device;
+  if (effective.is_string() && effective.get<std::string>() != device) text += " -> " + effective.get<std::string>();
+  std::string joined;
+  for (const std::string& ep : eps) joined += (joined.empty() ? "" : ", ") + ep;
+  return text + " (" + joined + ")";
+}
+
+// The Stages table's EP cell: the EP the stage asked for, with its share of nodes when ORT placed some elsewhere
+// ("SimNpu 412/415"); "-" when ORT could not say.
+std::string StageEpText(const ordered_json& placement, const std::string& stage_name) {
+  for (const ordered_json& stage : placement) {
+    if (stage.at("session") != stage_name) continue;
+    const std::string requested = stage.at("requested_ep").get<std::string>();
+    int64_t got = 0;
+    for (const ordered_json& share : stage.at("eps")) {
+      if (share.at("ep") == requested) got = share.at("nodes").get<int64_t>();
+    }
+    const int64_t total = stage.at("nodes").get<int64_t>();
+    std::string text = ShortEpName(requested);
+    if (got < total) text += " " + std::to_string(got) + "/" + std::to_string(total);
+    return text;
+  }
+  return "-";
+}
+
 std::string CountText(const ordered_json& value) { return value.is_null() ? "-" : value.dump(); }
 
 std::string MeanText(const ordered_json& stats_block) { return FixedOrDash(stats_block.at("mean"), 2); }
@@ -268,6 +336,11 @@ ordered_json GenaiReportJson(const GenaiBenchmarkInfo& info, const GenaiLoadSamp
     block["rss_peak_mb"] = RoundedOrNull(memory->rss_peak_mb, 2);
     report["memory"] = std::move(block);
   }
+  ordered_json placement = ordered_json::array();
+  for (const SessionPlacement& stage : info.placement) placement.push_back(PlacementJson(stage));
+  report["placement"] = std::move(placement);
+  report["reproducibility"] = ReproducibilityJson(context, SettingsJson(info, timed.empty() ? nullptr : timed.front()));
+  report["warnings"] = info.warnings;
   return report;
 }
 
@@ -277,10 +350,12 @@ std::string GenaiReportText(const ordered_json& report) {
   const ordered_json& aggregate = report.at("aggregate");
   std::ostringstream out;
   out << "Runtime: " << info.at("runtime").get<std::string>() << "\n";
-  const auto device = info.at("device").get<std::string>();
-  const auto label = info.at("ep").get<std::string>();
-  out << "Device: " << (device == label ? device : device + " (" + label + ")") << "\n";
+  out << "Device: " << DeviceText(info, report.value("placement", ordered_json::array())) << "\n";
   out << "Bundle: " << info.at("bundle_dir").get<std::string>() << "\n";
+  if (report.contains("placement") && !report.at("placement").empty()) {
+    out << "Placement:\n";
+    for (const ordered_json& stage : report.at("placement")) out << "  " << PlacementLine(stage) << "\n";
+  }
   out << "Prompt: " << CountText(info.at("prompt_tokens"))
       << " tokens   Generated: " << CountText(info.at("generated_tokens"))
       << " tokens (max_new_tokens=" << info.at("max_new_tokens").dump() << ")\n";
@@ -319,20 +394,21 @@ std::string GenaiReportText(const ordered_json& report) {
 
   out << "\nPrefill: " << MeanText(aggregate.at("prefill_duration_ms")) << " ms avg | "
       << MeanText(aggregate.at("prefill_tokens_per_second")) << " tokens/sec\n";
-  out << "Decode: " << MeanText(aggregate.at("steady_state_decode_tokens_per_second")) << " tokens/sec | "
-      << MeanText(aggregate.at("steady_state_tpot_ms")) << " ms/token (TPOT)\n";
-  // winml-cli prints the mean request duration under both names; kept so the two tools' consoles compare.
-  out << "Warm start: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg per generation\n";
-  out << "Latency: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg\n";
+  const ordered_json& decode = aggregate.at("steady_state_decode_tokens_per_second");
+  out << "Decode: " << MeanText(decode) << " tokens/sec avg (p50 " << FixedOrDash(decode.at("p50"), 2) << ", p90 "
+      << FixedOrDash(decode.at("p90"), 2) << " over requests) | " << MeanText(aggregate.at("steady_state_tpot_ms"))
+      << " ms/token (TPOT)\n";
+  out << "Latency: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg per generation\n";
 
   const ordered_json& stages = aggregate.at("stages");
   if (!stages.empty()) {
     out << "\nStages (ms avg per generation)\n";
-    TextTable stage_table({"Stage", "Prompt", "Token", "Share of compute"});
+    TextTable stage_table({"Stage", "EP", "Prompt", "Token", "Share of compute"});
     for (const ordered_json& stage : stages) {
       const ordered_json& share = stage.at("share_of_model_compute");
-      stage_table.AddRow({stage.at("name").get<std::string>(), MeanText(stage.at("prompt_duration_ms")),
-                          MeanText(stage.at("token_duration_ms")),
+      const std::string name = stage.at("name").get<std::string>();
+      stage_table.AddRow({name, StageEpText(report.value("placement", ordered_json::array()), name),
+                          MeanText(stage.at("prompt_duration_ms")), MeanText(stage.at("token_duration_ms")),
                           share.is_null() ? "-" : FixedOrDash(share.get<double>() * 100.0, 1) + "%"});
     }
     out << stage_table.Render();
@@ -347,6 +423,7 @@ std::string GenaiReportText(const ordered_json& report) {
   }
   const auto warmup = aggregate.at("warmup_request_count").get<int64_t>();
   if (warmup > 0) out << "Excluded first " << warmup << " warmup generation(s) from statistics\n";
+  out << HostAtStartText(report);
   return out.str();
 }
 

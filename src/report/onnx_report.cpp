@@ -139,6 +139,20 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
   if (options.memory) {
     report["memory"] = RssMemoryJson(result.memory.baseline, result.memory.after_load, result.memory.after_inference);
   }
+  if (result.placement) report["placement"] = ordered_json::array({PlacementJson(*result.placement)});
+  report["reproducibility"] = ReproducibilityJson(
+      context, {{"iterations", result.samples_ms.size()},
+                {"warmup", result.warmup_ms.size()},
+                {"duration_sec", options.duration_s ? ordered_json(*options.duration_s) : ordered_json(nullptr)},
+                {"batch_size", options.batch_size},
+                {"input_source", options.input_data ? "npz" : "synthetic"},
+                {"device", options.device.Name()},
+                {"ep", result.ep_name},
+                {"ep_options", options.ep_options},
+                {"intra_op_threads",
+                 options.intra_op_threads > 0 ? ordered_json(options.intra_op_threads) : ordered_json("ort_default")},
+                {"fail_on_fallback", options.fail_on_fallback},
+                {"memory", options.memory}});
   report["warnings"] = result.warnings;
   return report;
 }
@@ -150,6 +164,9 @@ std::string OnnxReportText(const ordered_json& report) {
   out << "Model:   " << info.at("running_model_path").get<std::string>() << "\n";
   out << "Device:  " << info.at("device").get<std::string>() << " (" << info.at("resolved_device").get<std::string>()
       << ") / " << info.at("ep").get<std::string>() << "\n";
+  if (report.contains("placement")) {
+    for (const ordered_json& session : report.at("placement")) out << "Placement: " << PlacementLine(session) << "\n";
+  }
   for (size_t i = 0; i < model.at("input_names").size(); ++i) {
     out << "Input:   " << model.at("input_names")[i].get<std::string>() << " "
         << model.at("input_types")[i].get<std::string>() << " " << ShapeText(model.at("fed_input_shapes")[i]) << "\n";
@@ -175,6 +192,7 @@ std::string OnnxReportText(const ordered_json& report) {
         << FixedOrDash(memory.at("rss_after_compile_mb"), 1) << " MB, after inference "
         << FixedOrDash(memory.at("rss_after_inference_mb"), 1) << " MB\n";
   }
+  out << HostAtStartText(report);
   return out.str();
 }
 

@@ -33,6 +33,52 @@ ordered_json HostJson(const ReportContext& context) {
           {"huge_pages", HugePagesJson()}};
 }
 
+ordered_json ReproducibilityJson(const ReportContext& context, ordered_json settings) {
+  const HostState& host = context.host_at_start;
+  auto or_null = [](const auto& value) { return value ? ordered_json(*value) : ordered_json(nullptr); };
+  ordered_json at_start;
+  at_start["cpu_mhz"] = RoundedOrNull(host.cpu_mhz, 0);
+  at_start["cpu_governor"] = host.cpu_governor.empty() ? ordered_json(nullptr) : ordered_json(host.cpu_governor);
+  at_start["smt_active"] = or_null(host.smt_active);
+  at_start["load_average_1m"] = RoundedOrNull(host.load_average_1m, 2);
+  at_start["memory_available_mb"] = or_null(host.memory_available_mb);
+  return {{"command_line", context.command_line}, {"settings", std::move(settings)}, {"host_at_start", at_start}};
+}
+
+std::vector<std::string> HostStateWarnings(const HostState& state, int logical_cores) {
+  std::vector<std::string> warnings;
+  if (state.load_average_1m && *state.load_average_1m >= logical_cores / 2.0) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2) << "the machine looks busy: load average " << *state.load_average_1m
+         << " on " << logical_cores << " logical cores at the start; other work competes for them and the figures "
+         << "may be low and noisy";
+    warnings.push_back(text.str());
+  }
+  if (!state.cpu_governor.empty() && state.cpu_governor != "performance") {
+    warnings.push_back("the CPU frequency governor is '" + state.cpu_governor +
+                       "', not 'performance': clocks ramp and drop during the run, so the figures vary more");
+  }
+  return warnings;
+}
+
+std::string HostAtStartText(const ordered_json& report) {
+  if (!report.contains("reproducibility")) return "";
+  const ordered_json& at_start = report.at("reproducibility").at("host_at_start");
+  const ordered_json& smt = at_start.at("smt_active");
+  const ordered_json& governor = at_start.at("cpu_governor");
+  std::ostringstream out;
+  out << "Host at start: load " << FixedOrDash(at_start.at("load_average_1m"), 2) << " on "
+      << report.at("host").at("logical_cores").get<int>() << " cores, "
+      << (at_start.at("memory_available_mb").is_null() ? "-" : at_start.at("memory_available_mb").dump())
+      << " MB available, " << FixedOrDash(at_start.at("cpu_mhz"), 0) << " MHz, governor "
+      << (governor.is_null() ? "-" : governor.get<std::string>()) << ", SMT "
+      << (smt.is_null()     ? "-"
+          : smt.get<bool>() ? "on"
+                            : "off")
+      << "\n";
+  return out.str();
+}
+
 ordered_json RssMemoryJson(std::optional<double> baseline_mb, std::optional<double> after_load_mb,
                            std::optional<double> after_inference_mb) {
   ordered_json block;

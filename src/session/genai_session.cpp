@@ -207,6 +207,13 @@ void GenaiSession::Load() {
                                               compile::ArtifactsInUse(options_.bundle_dir)));
   }
   for (const std::string& warning : model_->warnings()) Warn(warning);
+  for (const generate::LoadedStage& stage : model_->stages()) {
+    if (!stage.placement) continue;
+    if (const std::optional<std::string> shortfall = report::PlacementShortfall(*stage.placement)) {
+      if (options_.fail_on_fallback) throw Error(ExitCode::kInferenceFailed, *shortfall + " (--fail-on-fallback)");
+      Warn(*shortfall);
+    }
+  }
   timings_.native_load_ns = NanosSince(t);
   timings_.total_ns = NanosSince(start);
 }

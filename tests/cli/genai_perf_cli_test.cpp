@@ -123,11 +123,12 @@ TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
     std::vector<std::string> flags;
     std::string device, ep, console;
   };
-  for (const Case& c : std::vector<Case>{{{}, "config", "config", "Device: config\n"},
-                                         {{"--device", "config"}, "config", "config", "Device: config\n"},
-                                         {{"--ep", "cpu"}, "config", "cpu", "Device: config (cpu)\n"},
-                                         {{"--device", "cpu"}, "cpu", "cpu", "Device: cpu\n"},
-                                         {{"--device", "npu"}, "npu", "simnpu", "Device: npu (simnpu)\n"}}) {
+  for (const Case& c :
+       std::vector<Case>{{{}, "config", "config", "Device: config -> npu (SimNpu)\n"},
+                         {{"--device", "config"}, "config", "config", "Device: config -> npu (SimNpu)\n"},
+                         {{"--ep", "cpu"}, "config", "cpu", "Device: config -> cpu (CPU)\n"},
+                         {{"--device", "cpu"}, "cpu", "cpu", "Device: cpu (CPU)\n"},
+                         {{"--device", "npu"}, "npu", "simnpu", "Device: npu (SimNpu)\n"}}) {
     const Json report = PerfJson(Pipeline(), c.flags);
     const std::string what = ::testing::PrintToString(c.flags);
     EXPECT_EQ(report["schema_version"], 2) << what;
@@ -158,6 +159,72 @@ TEST_F(GenaiPerfCliTest, ReportHasStagesAndDefaultsToTenTimedTwoWarmupRequests) 
   for (const Json& stage : report["requests"][0]["stages"]) stages.push_back(stage["name"]);
   EXPECT_EQ(stages, (std::vector<std::string>{"embeddings", "ctx", "iter", "lm_head"}));
   EXPECT_TRUE(report["memory"].is_object());
+}
+
+// Every stage's placement as ORT reports it; a stage whose NPU takes only MatMul (op_allow) is named with what fell
+// back, and --fail-on-fallback turns that into exit 4 with no report.
+TEST_F(GenaiPerfCliTest, PlacementPerStageAndFallback) {
+  const Json full = PerfJson(Pipeline(), {});
+  std::vector<std::string> sessions;
+  for (const Json& stage : full["placement"]) {
+    sessions.push_back(stage["session"]);
+    const bool on_npu = stage["session"] == "ctx" || stage["session"] == "iter";
+    EXPECT_EQ(stage["requested_ep"], on_npu ? "SimNpuExecutionProvider" : "CPUExecutionProvider") << stage;
+    ASSERT_EQ(stage["eps"].size(), 1u) << stage;
+    EXPECT_EQ(stage["eps"][0]["ep"], stage["requested_ep"]) << stage;
+    EXPECT_EQ(stage["eps"][0]["nodes"], stage["nodes"]) << stage;
+  }
+  EXPECT_EQ(sessions, (std::vector<std::string>{"embeddings", "ctx", "iter", "lm_head"}));
+  EXPECT_EQ(RunWarnings(full["warnings"]), std::vector<std::string>{});
+
+  const TempDir tmp;
+  const fs::path bundle = Copy(Pipeline(), tmp);
+  Json config = Json::parse(std::ifstream(bundle / "genai_config.json"));
+  for (Json& entry : config["model"]["decoder"]["pipeline"]) {
+    if (entry.contains("ctx")) {
+      entry["ctx"]["session_options"]["provider_options"] = Json::array({{{"simnpu", {{"op_allow", "MatMul"}}}}});
+    }
+  }
+  std::ofstream(bundle / "genai_config.json") << config.dump(1);
+  const Json partial = PerfJson(bundle, {});
+  const Json& ctx = partial["placement"][1];
+  ASSERT_EQ(ctx["session"], "ctx");
+  int64_t npu_nodes = 0, cpu_nodes = 0;
+  for (const Json& share : ctx["eps"]) {
+    if (share["ep"] == "SimNpuExecutionProvider") {
+      npu_nodes = share["nodes"];
+      std::vector<std::string> ops;
+      for (const auto& [op, n] : share["op_types"].items()) ops.push_back(op);
+      EXPECT_EQ(ops, std::vector<std::string>{"MatMul"});
+    } else {
+      EXPECT_EQ(share["ep"], "CPUExecutionProvider");
+      cpu_nodes = share["nodes"];
+      EXPECT_FALSE(share["op_types"].contains("MatMul"));
+    }
+  }
+  EXPECT_GT(npu_nodes, 0);
+  EXPECT_GT(cpu_nodes, 0);
+  EXPECT_EQ(npu_nodes + cpu_nodes, ctx["nodes"].get<int64_t>());
+  const std::string shortfall = "SimNpuExecutionProvider ran " + std::to_string(npu_nodes) + " of " +
+                                ctx["nodes"].dump() + " nodes of ctx; " + std::to_string(cpu_nodes) +
+                                " fell back to CPUExecutionProvider";
+  const std::vector<std::string> warnings = RunWarnings(partial["warnings"]);
+  ASSERT_EQ(warnings.size(), 1u) << partial["warnings"];
+  EXPECT_EQ(warnings[0].rfind(shortfall, 0), 0u) << partial["warnings"];
+  EXPECT_EQ(partial["placement"][2]["eps"].size(), 1u) << "iter keeps every node on the NPU";
+
+  const ProcessResult text = Perf(bundle, {});
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stderr_text.find("warning: " + shortfall), std::string::npos) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("  ctx: CPU " + std::to_string(cpu_nodes) + "/" + ctx["nodes"].dump() +
+                                  " nodes, SimNpu " + std::to_string(npu_nodes) + " (MatMul)\n"),
+            std::string::npos)
+      << text.stdout_text;
+  const fs::path strict_report = tmp.path() / "strict.json";
+  ExpectErrorLine(RunModelkit({"perf", "-m", bundle.string(), "--iterations", "1", "--warmup", "0", "--max-new-tokens",
+                               "2", "--ep-catalog", kCatalog, "--fail-on-fallback", "-o", strict_report.string()}),
+                  4, shortfall);
+  EXPECT_FALSE(fs::exists(strict_report));
 }
 
 // --monitor samples the process while the bundle runs (hw_monitor in the report, as for ONNX models), the report

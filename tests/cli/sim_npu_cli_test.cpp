@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace modelkit {
 namespace {
@@ -108,6 +110,81 @@ TEST(SimNpuCli, DefaultCatalogBesideTheBinaryRegistersTheSimulatedNpu) {
     EXPECT_EQ(info.at("resolved_device"), "npu");
   }
   std::filesystem::remove(std::filesystem::temp_directory_path() / "modelkit-simnpu-perf.json");
+}
+
+// ORT's placement reaches the report: with op_allow=Relu the simulated NPU gets exactly det.onnx's Relu nodes (counted
+// here by the onnx package, independently of ORT), everything else falls back to the CPU and the user is told.
+TEST(SimNpuCli, PerfReportsPlacementAndWarnsOfFallback) {
+  const std::map<std::string, std::string> default_catalog = {{"MODELKIT_EP_CATALOG", ""}};
+  const std::string det = std::string(MODELKIT_OCR_MODELS_DIR) + "/det.onnx";
+  const ProcessResult count = test::RunProcess(
+      {"/usr/bin/python3", "-c",
+       "import onnx, sys; print(sum(n.op_type == 'Relu' for n in onnx.load(sys.argv[1]).graph.node))", det});
+  ASSERT_EQ(count.exit_code, 0) << count.stderr_text;
+  const int relu_nodes = std::stoi(count.stdout_text);
+  ASSERT_GT(relu_nodes, 0);
+
+  const test::TempDir dir;
+  const std::vector<std::string> args = {"perf",          "-m",           det, "--ep",     "simnpu", "--ep-options",
+                                         "op_allow=Relu", "--iterations", "2", "--warmup", "0"};
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.end(), {"-f", "json", "-o", (dir.path() / "r.json").string()});
+  const ProcessResult perf = Modelkit(json_args, default_catalog);
+  ASSERT_EQ(perf.exit_code, 0) << perf.stderr_text;
+  const json report = json::parse(perf.stdout_text);
+  ASSERT_EQ(report.at("placement").size(), 1u);
+  const json& placement = report.at("placement")[0];
+  EXPECT_EQ(placement.at("session"), "det.onnx");
+  EXPECT_EQ(placement.at("requested_ep"), "SimNpuExecutionProvider");
+  int64_t summed = 0, npu_nodes = -1;
+  for (const json& share : placement.at("eps")) {
+    summed += share.at("nodes").get<int64_t>();
+    if (share.at("ep") == "SimNpuExecutionProvider") {
+      npu_nodes = share.at("nodes");
+      EXPECT_EQ(share.at("op_types"), json({{"Relu", relu_nodes}}));
+      EXPECT_GE(share.at("partitions").get<int64_t>(), 1);
+    }
+  }
+  EXPECT_EQ(npu_nodes, relu_nodes);
+  EXPECT_EQ(summed, placement.at("nodes").get<int64_t>());
+  const std::string shortfall = "SimNpuExecutionProvider ran " + std::to_string(relu_nodes) + " of " +
+                                placement.at("nodes").dump() + " nodes of det.onnx; ";
+  const std::vector<std::string> warnings = test::RunWarnings(report.at("warnings"));
+  ASSERT_EQ(warnings.size(), 1u) << report.at("warnings");
+  EXPECT_EQ(warnings[0].rfind(shortfall, 0), 0u) << report.at("warnings");
+  EXPECT_NE(perf.stderr_text.find("warning: " + shortfall), std::string::npos) << perf.stderr_text;
+
+  std::vector<std::string> text_args = args;
+  text_args.insert(text_args.end(), {"-o", (dir.path() / "t.json").string()});
+  const ProcessResult text = Modelkit(text_args, default_catalog);
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("\nPlacement: det.onnx: CPU "), std::string::npos) << text.stdout_text;
+  EXPECT_NE(text.stdout_text.find(", SimNpu " + std::to_string(relu_nodes) + " (Relu)\n"), std::string::npos)
+      << text.stdout_text;
+
+  // --fail-on-fallback: exit 4 before any benchmark, and no report.
+  std::vector<std::string> strict = args;
+  strict.insert(strict.end(), {"--fail-on-fallback", "-o", (dir.path() / "strict.json").string()});
+  test::ExpectErrorLine(Modelkit(strict, default_catalog), 4, shortfall);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "strict.json"));
+}
+
+TEST(SimNpuCli, FullPlacementPassesFailOnFallback) {
+  const std::map<std::string, std::string> default_catalog = {{"MODELKIT_EP_CATALOG", ""}};
+  const test::TempDir dir;
+  for (const std::string ep : {"simnpu", "cpu"}) {
+    const ProcessResult perf = Modelkit(
+        {"perf", "-m", std::string(MODELKIT_TEST_MODELS_DIR) + "/matmul_nbits.onnx", "--ep", ep, "--iterations", "2",
+         "--fail-on-fallback", "-f", "json", "-o", (dir.path() / (ep + ".json")).string()},
+        default_catalog);
+    ASSERT_EQ(perf.exit_code, 0) << perf.stderr_text;
+    const json report = json::parse(perf.stdout_text);
+    const json& placement = report.at("placement")[0];
+    ASSERT_EQ(placement.at("eps").size(), 1u) << placement;
+    EXPECT_EQ(placement.at("eps")[0].at("ep"), report.at("benchmark_info").at("ep"));
+    EXPECT_EQ(placement.at("eps")[0].at("nodes"), placement.at("nodes"));
+    EXPECT_EQ(test::RunWarnings(report.at("warnings")), std::vector<std::string>{});
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "support/cli.h"
 
 #include <algorithm>
+#include <sstream>
 #include <utility>
 
 #include <gtest/gtest.h>
@@ -25,6 +26,31 @@ void ExpectErrorLine(const ProcessResult& result, int exit_code, const std::stri
   EXPECT_EQ(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n'), 1) << result.stderr_text;
   EXPECT_NE(result.stderr_text.find(fragment), std::string::npos) << result.stderr_text;
   EXPECT_EQ(result.stdout_text, "");
+}
+
+namespace {
+bool AboutTheMachine(const std::string& warning) {
+  return warning.rfind("the machine looks busy", 0) == 0 || warning.rfind("the CPU frequency governor", 0) == 0;
+}
+}  // namespace
+
+std::vector<std::string> RunWarnings(const std::vector<std::string>& warnings) {
+  std::vector<std::string> kept;
+  for (const std::string& warning : warnings) {
+    if (!AboutTheMachine(warning)) kept.push_back(warning);
+  }
+  return kept;
+}
+
+std::string WithoutMachineWarnings(const std::string& stderr_text) {
+  const std::string prefix = "warning: ";
+  std::istringstream lines(stderr_text);
+  std::string kept;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) == 0 && AboutTheMachine(line.substr(prefix.size()))) continue;
+    kept += line + "\n";
+  }
+  return kept;
 }
 
 }  // namespace modelkit::test

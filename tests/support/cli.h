@@ -22,4 +22,10 @@ std::unique_ptr<ChildProcess> StartModelkit(std::vector<std::string> args,
 // `fragment`, and nothing on stdout.
 void ExpectErrorLine(const ProcessResult& result, int exit_code, const std::string& fragment);
 
+// `warnings` without the ones about the machine rather than the run (a busy machine, the CPU frequency governor):
+// those depend on whatever else runs while the tests do.
+std::vector<std::string> RunWarnings(const std::vector<std::string>& warnings);
+// `stderr_text` without the "warning: " lines about the machine (as RunWarnings).
+std::string WithoutMachineWarnings(const std::string& stderr_text);
+
 }  // namespace modelkit::test

@@ -17,4 +17,9 @@ void CheckOutputFile(const std::filesystem::path& path, bool overwrite);
 // path; no temporary file is left behind.
 void WriteFileAtomically(const std::filesystem::path& path, std::string_view content, bool overwrite);
 
+// Writes `content` atomically to a file that did not exist: `path`, else `<stem>-2<ext>`, `<stem>-3<ext>`, ...
+// Each attempt links the finished file in without replacing anything, so concurrent writers never take the same
+// name. Returns the path written; RuntimeError naming `path` on I/O failure or after 10000 names taken.
+std::filesystem::path WriteNewFileAtomically(const std::filesystem::path& path, std::string_view content);
+
 }  // namespace modelkit

@@ -12,6 +12,7 @@
 #include "modelkit/device/ep_catalog.h"
 #include "modelkit/generate/config.h"
 #include "modelkit/generate/timings.h"
+#include "modelkit/report/placement.h"
 #include "modelkit/tokenizer/tokenizer.h"
 
 namespace modelkit::generate {
@@ -36,6 +37,10 @@ struct LoadedStage {
   // Some input is consumed from memory that is not the CPU's (e.g. WebGPU): ORT copies an IoBinding's input to that
   // device when it is bound, so a runner binds this stage's inputs anew every run instead of refilling a bound buffer.
   bool binds_to_device = false;
+  // Where ORT placed the session's nodes, against the EP the stage's providers ask for; nullopt when ORT cannot say.
+  std::optional<report::SessionPlacement> placement;
+  int intra_op_threads = 0;  // as set on the session (0: ORT's own choice)
+  bool intra_op_spinning = true;
 };
 
 class Model {

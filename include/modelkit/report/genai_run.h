@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "modelkit/device/device_request.h"
+#include "modelkit/report/placement.h"
 
 namespace modelkit::report {
 
@@ -18,7 +19,8 @@ inline constexpr const char* kDefaultGenaiPrompt = "Explain the theory of relati
 struct GenaiPerfOptions {
   std::string prompt = kDefaultGenaiPrompt;
   std::vector<int32_t> prompt_ids;  // non-empty: the prompt as token ids, fed as they are (no template, no tokenizer)
-  std::optional<bool> apply_template;  // nullopt: apply the bundle's chat template when it has one
+  std::string prompt_source = "default";  // where the prompt came from: "default", "text", "file" or "ids"
+  std::optional<bool> apply_template;     // nullopt: apply the bundle's chat template when it has one
   int64_t max_new_tokens = 128;
   int iterations = 10;
   int warmup = 2;
@@ -66,6 +68,13 @@ struct GenaiLoadSample {
   std::vector<std::pair<std::string, int64_t>> stage_session_ns;  // session creation per pipeline stage
 };
 
+// The threads a pipeline stage's (or the flat decoder's) session runs its kernels on.
+struct StageThreading {
+  std::string stage;
+  int intra_op_threads = 0;  // 0: ORT's own choice
+  bool spinning = true;      // idle intra-op threads spin between runs
+};
+
 // Process memory checkpoints in MiB; nullopt for a checkpoint that was not measured.
 struct GenaiMemorySample {
   std::optional<double> rss_baseline_mb;
@@ -88,8 +97,12 @@ struct GenaiBenchmarkInfo {
   std::vector<std::string> compiled_stages;  // stages that ran from a compiled EPContext artifact
   bool monitor = false;
   bool template_applied = false;
-  std::optional<int64_t> context_length;  // nullopt when the bundle does not say
-  std::optional<int64_t> window_size;     // the windowed layout's prompt window (sliding_window), else nullopt
+  std::optional<int64_t> context_length;    // nullopt when the bundle does not say
+  std::optional<int64_t> window_size;       // the windowed layout's prompt window (sliding_window), else nullopt
+  std::vector<SessionPlacement> placement;  // per stage in load order, where ORT could say
+  std::vector<StageThreading> threading;    // per stage in load order
+  bool fail_on_fallback = false;
+  std::vector<std::string> warnings;  // everything the session warned about, in order
 };
 
 }  // namespace modelkit::report

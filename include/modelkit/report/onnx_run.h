@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "modelkit/device/device_request.h"
+#include "modelkit/report/placement.h"
 #include "modelkit/report/tensor_spec.h"
 
 namespace modelkit::report {
@@ -28,6 +29,8 @@ struct OnnxPerfOptions {
   std::optional<std::filesystem::path> input_data;  // .npz
   bool memory = true;
   int intra_op_threads = 0;  // 0: ORT's default
+  // A requested EP that ORT gives fewer than all nodes fails the run (exit 4) instead of warning.
+  bool fail_on_fallback = false;
 };
 
 // Memory checkpoints in MiB (RSS).
@@ -50,6 +53,7 @@ struct OnnxPerfResult {
   std::vector<double> warmup_ms;
   std::vector<double> samples_ms;  // timed iterations only
   double load_ms = 0;
+  std::optional<SessionPlacement> placement;  // where ORT put the nodes; nullopt when ORT could not say
   MemoryCheckpoints memory;
   std::vector<std::string> warnings;
 };

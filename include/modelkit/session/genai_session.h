@@ -28,6 +28,9 @@ struct GenaiSessionOptions {
   compile::CompilerCommand compiler;  // used when `compile`
   bool load_tokenizer = true;
   bool tokenizer_optional = false;  // generate::LoadOptions::tokenizer_optional (runs given token ids)
+  // A stage whose requested EP gets fewer than all its nodes fails Load() with Error(kInferenceFailed) instead of
+  // warning.
+  bool fail_on_fallback = false;
   // Called with each warning the moment it arises (before the model loads, and so also when loading then fails);
   // the session keeps them in warnings() as well.
   std::function<void(const std::string&)> on_warning;

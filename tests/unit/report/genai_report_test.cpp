@@ -25,7 +25,12 @@ std::vector<std::string> Keys(const ordered_json& object) {
 
 double Num(const ordered_json& value) { return value.get<double>(); }
 
-ReportContext Context() { return ReportContext{"org/tiny-llm", "0.3.0", "abc1234", "2026-12-03T08:15:00Z", "1.23.0"}; }
+ReportContext Context() {
+  ReportContext context{"org/tiny-llm", "0.3.0", "abc1234", "2026-12-03T08:15:00Z", "1.23.0", {}, {}};
+  context.command_line = {"modelkit", "perf", "-m", "org/tiny-llm", "--ignore-eos"};
+  context.host_at_start.load_average_1m = 1.5;
+  return context;
+}
 
 GenaiBenchmarkInfo Info() {
   GenaiBenchmarkInfo info;
@@ -130,8 +135,9 @@ ordered_json Report() { return GenaiReportJson(Info(), Load(), Requests(), Memor
 
 TEST(GenaiReportJson, TopLevelKeysToolAndHost) {
   const ordered_json report = Report();
-  EXPECT_EQ(Keys(report), (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "load",
-                                                    "requests", "aggregate", "memory"}));
+  EXPECT_EQ(Keys(report),
+            (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "load", "requests",
+                                      "aggregate", "memory", "placement", "reproducibility", "warnings"}));
   EXPECT_EQ(report["schema_version"], 2);
   EXPECT_EQ(report["tool"], (ordered_json{{"name", "modelkit"}, {"version", "0.3.0"}, {"git_commit", "abc1234"}}));
   EXPECT_EQ(Keys(report["host"]), (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os",
@@ -142,29 +148,13 @@ TEST(GenaiReportJson, TopLevelKeysToolAndHost) {
 
 TEST(GenaiReportJson, BenchmarkInfo) {
   const ordered_json info = Report()["benchmark_info"];
-  EXPECT_EQ(Keys(info), (std::vector<std::string>{"runtime",
-                                                  "model_id",
-                                                  "running_model_path",
-                                                  "bundle_dir",
-                                                  "ep",
-                                                  "device",
-                                                  "effective_device",
-                                                  "compile",
-                                                  "compile_timeout",
-                                                  "compiled_stages",
-                                                  "monitor",
-                                                  "iterations",
-                                                  "warmup",
-                                                  "max_new_tokens",
-                                                  "apply_template",
-                                                  "prompt",
-                                                  "prompt_ids",
-                                                  "prompt_tokens",
-                                                  "generated_tokens",
-                                                  "context_length",
-                                                  "window_size",
-                                                  "prompt_windows",
-                                                  "timestamp"}));
+  EXPECT_EQ(
+      Keys(info),
+      (std::vector<std::string>{
+          "runtime",          "model_id",       "running_model_path", "bundle_dir",      "ep",         "device",
+          "effective_device", "compile",        "compile_timeout",    "compiled_stages", "monitor",    "iterations",
+          "warmup",           "max_new_tokens", "apply_template",     "prompt",          "prompt_ids", "prompt_tokens",
+          "generated_tokens", "context_length", "window_size",        "prompt_windows",  "timestamp"}));
   EXPECT_EQ(info["runtime"], "genai");
   EXPECT_TRUE(info["prompt_ids"].is_null()) << "the prompt was text";
   EXPECT_EQ(info["model_id"], "org/tiny-llm");
@@ -496,8 +486,9 @@ TEST(GenaiReportJson, MemoryBlockTwoDecimalsWithPeak) {
 TEST(GenaiReportJson, MemoryBlockOnlyWhenMeasured) {
   const ordered_json report = GenaiReportJson(Info(), Load(), Requests(), std::nullopt, Context());
   EXPECT_FALSE(report.contains("memory"));
-  EXPECT_EQ(Keys(report), (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "load",
-                                                    "requests", "aggregate"}));
+  EXPECT_EQ(Keys(report),
+            (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "load", "requests",
+                                      "aggregate", "placement", "reproducibility", "warnings"}));
 }
 
 std::string TextFor(const std::string& device, const std::string& label) {
@@ -512,6 +503,63 @@ TEST(GenaiReportText, DeviceShowsLabelOnlyWhenItDiffers) {
   EXPECT_THAT(TextFor("config", "cpu"), HasSubstr("\nDevice: config (cpu)\n"));
   EXPECT_THAT(TextFor("cpu", "cpu"), HasSubstr("\nDevice: cpu\n"));
   EXPECT_THAT(TextFor("npu", "simnpu"), HasSubstr("\nDevice: npu (simnpu)\n"));
+}
+
+// A pipeline run: the NPU stage lost three nodes to the CPU.
+GenaiBenchmarkInfo PlacedInfo() {
+  GenaiBenchmarkInfo info = Info();
+  info.effective_ep = device::EffectiveEp{};
+  info.effective_device = "npu";
+  const std::string npu = "SimNpuExecutionProvider";
+  const std::string cpu = kCpuEpName;
+  info.placement = {SummarisePlacement("embeddings", cpu, {{cpu, {"Gather"}}}),
+                    SummarisePlacement("decoder", npu, {{npu, {"MatMul", "Add"}}, {cpu, {"Shape"}}})};
+  info.warnings = {"SimNpuExecutionProvider ran 2 of 3 nodes of decoder; 1 fell back to CPUExecutionProvider (Shape)"};
+  return info;
+}
+
+TEST(GenaiReportJson, PlacementPerStageAndWarnings) {
+  const ordered_json report = GenaiReportJson(PlacedInfo(), Load(), Requests(), Memory(), Context());
+  ASSERT_EQ(report.at("placement").size(), 2u);
+  EXPECT_EQ(report.at("placement")[0], PlacementJson(PlacedInfo().placement[0]));
+  EXPECT_EQ(report.at("placement")[1].at("requested_ep"), "SimNpuExecutionProvider");
+  EXPECT_EQ(report.at("warnings"), ordered_json(PlacedInfo().warnings));
+}
+
+TEST(GenaiReportJson, ReproducibilitySettings) {
+  GenaiBenchmarkInfo info = PlacedInfo();
+  info.options.ignore_eos = true;
+  info.options.prompt_source = "file";
+  info.fail_on_fallback = true;
+  info.threading = {{"embeddings", 2, false}, {"decoder", 0, true}};
+  const ordered_json block = GenaiReportJson(info, Load(), Requests(), Memory(), Context()).at("reproducibility");
+  EXPECT_EQ(block.at("command_line").back(), "--ignore-eos");
+  const ordered_json& settings = block.at("settings");
+  EXPECT_EQ(settings.at("ignore_eos"), true);
+  EXPECT_EQ(settings.at("prompt_source"), "file");
+  EXPECT_EQ(settings.at("prompt_tokens"), 10);
+  EXPECT_EQ(settings.at("iterations"), 10);
+  EXPECT_EQ(settings.at("warmup"), 2);
+  EXPECT_EQ(settings.at("fail_on_fallback"), true);
+  EXPECT_EQ(settings.at("threading"),
+            (ordered_json{{{"stage", "embeddings"}, {"intra_op_threads", 2}, {"spinning", false}},
+                          {{"stage", "decoder"}, {"intra_op_threads", "ort_default"}, {"spinning", true}}}));
+  EXPECT_EQ(block.at("host_at_start").at("load_average_1m"), 1.5);
+}
+
+TEST(GenaiReportText, DeviceNamesTheEffectiveDeviceAndStageEps) {
+  const std::string text = GenaiReportText(GenaiReportJson(PlacedInfo(), Load(), Requests(), Memory(), Context()));
+  EXPECT_THAT(text, HasSubstr("\nDevice: config -> npu (SimNpu)\n"));
+  EXPECT_THAT(text, HasSubstr("\nPlacement:\n  embeddings: CPU 1/1 nodes\n"
+                              "  decoder: SimNpu 2/3 nodes (1 partition), CPU 1 (Shape)\n"));
+  EXPECT_THAT(text, HasSubstr("  Stage    EP          Prompt  Token  Share of compute\n"
+                              "  decoder  SimNpu 2/3  2.75    2.50   50.0%\n"));
+  // A CPU-only run asked for no other EP.
+  GenaiBenchmarkInfo cpu_only = PlacedInfo();
+  cpu_only.effective_device = "cpu";
+  cpu_only.placement.pop_back();
+  EXPECT_THAT(GenaiReportText(GenaiReportJson(cpu_only, Load(), Requests(), Memory(), Context())),
+              HasSubstr("\nDevice: config -> cpu (CPU)\n"));
 }
 
 TEST(GenaiReportText, EveryLine) {
@@ -529,13 +577,14 @@ TEST(GenaiReportText, EveryLine) {
                               "  Avg   P50   P90    P95    P99    Min   Max\n"
                               "  6.50  7.00  11.00  11.00  11.00  2.00  11.00\n"));
   EXPECT_THAT(text, HasSubstr("\nPrefill: 5.50 ms avg | 2928.97 tokens/sec\n"));
-  EXPECT_THAT(text, HasSubstr("\nDecode: 500.00 tokens/sec | 2.00 ms/token (TPOT)\n"));
-  EXPECT_THAT(text, HasSubstr("\nWarm start: 10.50 ms avg per generation\n"));
-  EXPECT_THAT(text, HasSubstr("\nLatency: 10.50 ms avg\n"));
+  EXPECT_THAT(text, HasSubstr("\nDecode: 500.00 tokens/sec avg (p50 500.00, p90 500.00 over requests) | 2.00 "
+                              "ms/token (TPOT)\n"));
+  EXPECT_THAT(text, HasSubstr("\nLatency: 10.50 ms avg per generation\n"));
+  EXPECT_THAT(text, Not(HasSubstr("Warm start"))) << "the same number twice under two names";
   // "decoder": prompt p/2 ms -> mean 2.75, tokens 2.5 ms, (p/2 + 2.5) / (p + 5) = half of model compute.
   EXPECT_THAT(text, HasSubstr("\nStages (ms avg per generation)\n"
-                              "  Stage    Prompt  Token  Share of compute\n"
-                              "  decoder  2.75    2.50   50.0%\n"));
+                              "  Stage    EP  Prompt  Token  Share of compute\n"
+                              "  decoder  -   2.75    2.50   50.0%\n"));
   EXPECT_THAT(text, HasSubstr("\nMemory (RSS): baseline 100.1 MB, after load 250.5 MB, after inference 260.0 MB, "
                               "peak 300.5 MB\n"));
   EXPECT_THAT(text, HasSubstr("\nExcluded first 2 warmup generation(s) from statistics\n"));
@@ -559,7 +608,7 @@ TEST(GenaiReportText, NothingMeasuredPrintsDashes) {
   const std::string text = GenaiReportText(GenaiReportJson(Info(), Load(), {}, std::nullopt, Context()));
   EXPECT_THAT(text, HasSubstr("\nPrompt: - tokens   Generated: - tokens (max_new_tokens=128)\n"));
   EXPECT_THAT(text, HasSubstr("  Cold TTFT: - ms\n"));
-  EXPECT_THAT(text, HasSubstr("\nDecode: - tokens/sec | - ms/token (TPOT)\n"));
+  EXPECT_THAT(text, HasSubstr("\nDecode: - tokens/sec avg (p50 -, p90 - over requests) | - ms/token (TPOT)\n"));
 }
 
 // The windowed layout's report names the window and the prompt's windows; a request that filled the context says so.

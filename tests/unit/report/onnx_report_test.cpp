@@ -60,7 +60,13 @@ OnnxPerfResult Result() {
 }
 
 ReportContext Context() {
-  return ReportContext{"models/My Model_v2.onnx", "0.3.0", "abc1234", "2026-12-03T08:15:00Z", "1.23.0"};
+  ReportContext context{"models/My Model_v2.onnx", "0.3.0", "abc1234", "2026-12-03T08:15:00Z", "1.23.0", {}, {}};
+  context.command_line = {"modelkit", "perf", "-m", "models/My Model_v2.onnx"};
+  context.host_at_start.load_average_1m = 0.4242;
+  context.host_at_start.memory_available_mb = 20480;
+  context.host_at_start.cpu_mhz = 2096.017;
+  context.host_at_start.smt_active = false;
+  return context;
 }
 
 std::vector<std::string> Keys(const ordered_json& object) {
@@ -73,12 +79,11 @@ TEST(OnnxReportJson, TopLevelKeysInOrder) {
   const ordered_json report = OnnxReportJson(Options(), Result(), Context());
   EXPECT_EQ(Keys(report),
             (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info", "latency_ms",
-                                      "throughput", "raw_samples_ms", "memory", "warnings"}));
+                                      "throughput", "raw_samples_ms", "memory", "reproducibility", "warnings"}));
   EXPECT_EQ(report["schema_version"], 2);
   EXPECT_EQ(report["tool"], (ordered_json{{"name", "modelkit"}, {"version", "0.3.0"}, {"git_commit", "abc1234"}}));
-  EXPECT_EQ(Keys(report["host"]),
-            (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os", "ort_version",
-                                      "huge_pages"}));
+  EXPECT_EQ(Keys(report["host"]), (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os",
+                                                            "ort_version", "huge_pages"}));
   EXPECT_EQ(report["host"]["ort_version"], "1.23.0");
   EXPECT_GE(report["host"]["logical_cores"].get<int>(), 1);
   EXPECT_EQ(report["warnings"], (ordered_json{"batch 2 requested, the model runs batch 4"}));
@@ -184,8 +189,9 @@ TEST(OnnxReportJson, MemoryBlockOnlyWithMemoryOption) {
   options.memory = false;
   const ordered_json report = OnnxReportJson(options, Result(), Context());
   EXPECT_FALSE(report.contains("memory"));
-  EXPECT_EQ(Keys(report), (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info",
-                                                    "latency_ms", "throughput", "raw_samples_ms", "warnings"}));
+  EXPECT_EQ(Keys(report),
+            (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info", "latency_ms",
+                                      "throughput", "raw_samples_ms", "reproducibility", "warnings"}));
 }
 
 TEST(OnnxReportJson, ModelInfoShapes) {
@@ -219,6 +225,47 @@ TEST(OnnxReportText, LatencyTableAndSummary) {
   const size_t row = header_end + 1;
   const size_t p50_column = text.find("P50", header) - text.rfind('\n', header) - 1;
   EXPECT_EQ(text.substr(row + p50_column, 5), "3.333");
+}
+
+TEST(OnnxReportJson, ReproducibilityHasTheCommandLineSettingsAndHostAtStart) {
+  const ordered_json block = OnnxReportJson(Options(), Result(), Context()).at("reproducibility");
+  EXPECT_EQ(block.at("command_line"), (ordered_json{"modelkit", "perf", "-m", "models/My Model_v2.onnx"}));
+  const ordered_json& settings = block.at("settings");
+  EXPECT_EQ(settings.at("iterations"), 10);
+  EXPECT_EQ(settings.at("warmup"), 2);
+  EXPECT_EQ(settings.at("intra_op_threads"), "ort_default");
+  EXPECT_EQ(settings.at("input_source"), "synthetic");
+  EXPECT_EQ(settings.at("fail_on_fallback"), false);
+  EXPECT_EQ(block.at("host_at_start"), (ordered_json{{"cpu_mhz", 2096.0},
+                                                     {"cpu_governor", nullptr},
+                                                     {"smt_active", false},
+                                                     {"load_average_1m", 0.42},
+                                                     {"memory_available_mb", 20480}}));
+  OnnxPerfOptions threaded = Options();
+  threaded.intra_op_threads = 3;
+  EXPECT_EQ(OnnxReportJson(threaded, Result(), Context()).at("reproducibility").at("settings").at("intra_op_threads"),
+            3);
+}
+
+TEST(HostStateWarnings, BusyMachineAndGovernor) {
+  HostState state;
+  EXPECT_TRUE(HostStateWarnings(state, 2).empty()) << "nothing known, nothing to say";
+  state.load_average_1m = 0.99;
+  state.cpu_governor = "performance";
+  EXPECT_TRUE(HostStateWarnings(state, 2).empty());
+  state.load_average_1m = 1.0;  // half of 2 cores
+  state.cpu_governor = "powersave";
+  const std::vector<std::string> warnings = HostStateWarnings(state, 2);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_THAT(warnings[0], HasSubstr("load average 1.00 on 2 logical cores"));
+  EXPECT_THAT(warnings[1], HasSubstr("governor is 'powersave', not 'performance'"));
+  EXPECT_TRUE(HostStateWarnings(state, 64).size() == 1u) << "load 1 is not busy for 64 cores";
+}
+
+TEST(OnnxReportText, HostAtStartLine) {
+  const std::string text = OnnxReportText(OnnxReportJson(Options(), Result(), Context()));
+  EXPECT_THAT(text, HasSubstr("Host at start: load 0.42 on "));
+  EXPECT_THAT(text, HasSubstr(" cores, 20480 MB available, 2096 MHz, governor -, SMT off\n"));
 }
 
 TEST(OnnxReportText, NoWarmupNoMemory) {

@@ -72,7 +72,10 @@ std::vector<double> ModelkitLoop(const BenchModel& model, const modelkit::device
   options.iterations = iterations;
   options.shape_config = shape_config;
   options.memory = false;
-  return modelkit::perf::RunOnnxBenchmark(options, machine).samples_ms;
+  std::vector<double> samples_ms;
+  for (int64_t ns : modelkit::perf::RunOnnxBenchmark(options, machine).samples_ns)
+    samples_ms.push_back(static_cast<double>(ns) / 1e6);
+  return samples_ms;
 }
 
 double WallSeconds(const std::vector<std::string>& argv) {

@@ -269,14 +269,14 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   for (const TensorSpec& output : result.outputs) binding.BindOutput(output.name.c_str(), cpu_memory);
 
   Ort::RunOptions run_options;
-  auto run_once = [&]() -> double {
+  auto run_once = [&]() -> int64_t {
     const Clock::time_point start = Clock::now();
     try {
       session->Run(run_options, binding);
     } catch (const Ort::Exception& error) {
       ort::ThrowOrtError(error, ExitCode::kInferenceFailed, "inference failed on " + result.ep_name);
     }
-    return MillisecondsSince(start, Clock::now());
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   };
   // After the first run the outputs ORT allocated are bound back as preallocated buffers, so later runs
   // allocate nothing. Without warm-up that first run is an extra, untimed priming run.
@@ -294,7 +294,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   const int total_planned = options.duration_s ? 0 : options.warmup + options.iterations;
   int done = 0;
   for (int i = 0; i < options.warmup; ++i) {
-    result.warmup_ms.push_back(run_once());
+    result.warmup_ns.push_back(run_once());
     if (!outputs_bound) bind_outputs();
     if (progress) progress(++done, total_planned);
   }
@@ -307,13 +307,13 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
     const auto deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options.duration_s));
     do {
-      result.samples_ms.push_back(run_once());
+      result.samples_ns.push_back(run_once());
       if (progress) progress(++done, 0);
     } while (Clock::now() < deadline);
   } else {
-    result.samples_ms.reserve(static_cast<size_t>(options.iterations));
+    result.samples_ns.reserve(static_cast<size_t>(options.iterations));
     for (int i = 0; i < options.iterations; ++i) {
-      result.samples_ms.push_back(run_once());
+      result.samples_ns.push_back(run_once());
       if (progress) progress(++done, total_planned);
     }
   }

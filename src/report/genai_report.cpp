@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "modelkit/base/text_table.h"
+#include "modelkit/report/duration_text.h"
 #include "modelkit/report/stats.h"
 
 namespace modelkit::report {
@@ -48,11 +49,11 @@ RequestMetrics Derive(const GenaiRequestSample& request) {
   return metrics;
 }
 
-// {mean, std, min, max, p50, p90, p95, p99} with 3 decimals; all null when there are no values.
-ordered_json StatsJson(const std::vector<double>& values) {
+// {mean, std, min, max, p50, p90, p95, p99} with `decimals` decimals (3 suits ms); all null when there are no values.
+ordered_json StatsJson(const std::vector<double>& values, int decimals = 3) {
   const std::optional<SampleStats> stats = ComputeStats(values);
   auto field = [&](double SampleStats::*member) {
-    return RoundedOrNull(stats ? std::optional<double>((*stats).*member) : std::nullopt, 3);
+    return RoundedOrNull(stats ? std::optional<double>((*stats).*member) : std::nullopt, decimals);
   };
   return {{"mean", field(&SampleStats::mean)}, {"std", field(&SampleStats::std)}, {"min", field(&SampleStats::min)},
           {"max", field(&SampleStats::max)},   {"p50", field(&SampleStats::p50)}, {"p90", field(&SampleStats::p90)},
@@ -176,6 +177,15 @@ ordered_json RequestJson(const GenaiRequestSample& request) {
                       {"token_runs", stage.token_runs}});
   }
   block["stages"] = std::move(stages);
+  // The raw measurements, unrounded: the ms fields above are derived from these.
+  block["durations_ns"] = {{"template", request.template_ns},
+                           {"tokenization", request.tokenization_ns},
+                           {"generator_create", request.generator_create_ns},
+                           {"prefill", request.prefill_ns},
+                           {"first_token", request.first_token_ns},
+                           {"decode_tokens", request.decode_ns},
+                           {"sequence_fetch", request.sequence_fetch_ns},
+                           {"detokenization", request.detokenization_ns}};
   return block;
 }
 
@@ -237,13 +247,24 @@ ordered_json AggregateJson(const GenaiLoadSample& load, const std::vector<GenaiR
     for (const RequestMetrics& m : metrics) values.push_back(Ms(m.*member));
     return StatsJson(values);
   };
+  auto ns_stats = [&](int64_t RequestMetrics::*member) {
+    std::vector<double> values;
+    for (const RequestMetrics& m : metrics) values.push_back(static_cast<double>(m.*member));
+    return StatsJson(values, 1);
+  };
   auto stats = [&](double RequestMetrics::*member) {
     std::vector<double> values;
     for (const RequestMetrics& m : metrics) values.push_back(m.*member);
     return StatsJson(values);
   };
   std::vector<double> prefill_ms;
-  for (const GenaiRequestSample* request : timed) prefill_ms.push_back(Ms(request->prefill_ns));
+  std::vector<double> prefill_ns;
+  std::vector<double> tpot_ns;
+  for (const GenaiRequestSample* request : timed) {
+    prefill_ms.push_back(Ms(request->prefill_ns));
+    prefill_ns.push_back(static_cast<double>(request->prefill_ns));
+  }
+  for (const RequestMetrics& m : metrics) tpot_ns.push_back(m.tpot_ms * 1e6);
 
   ordered_json block;
   block["warmup_excluded"] = true;
@@ -262,6 +283,14 @@ ordered_json AggregateJson(const GenaiLoadSample& load, const std::vector<GenaiR
   block["steady_state_decode_tokens_per_second"] = stats(&RequestMetrics::decode_tokens_per_second);
   block["response_eval_tokens_per_second"] = stats(&RequestMetrics::response_eval_tokens_per_second);
   block["stages"] = StageAggregateJson(timed);
+  // The duration statistics above in ns with one decimal, for runs whose steps take microseconds.
+  block["durations_ns"] = {{"request", ns_stats(&RequestMetrics::request_ns)},
+                           {"model_compute", ns_stats(&RequestMetrics::model_compute_ns)},
+                           {"model_ttft", ns_stats(&RequestMetrics::model_ttft_ns)},
+                           {"request_ttft", ns_stats(&RequestMetrics::request_ttft_ns)},
+                           {"prefill", StatsJson(prefill_ns, 1)},
+                           {"response_eval", ns_stats(&RequestMetrics::response_eval_ns)},
+                           {"steady_state_tpot", StatsJson(tpot_ns, 1)}};
   return block;
 }
 
@@ -310,6 +339,23 @@ std::string StageEpText(const ordered_json& placement, const std::string& stage_
 std::string CountText(const ordered_json& value) { return value.is_null() ? "-" : value.dump(); }
 
 std::string MeanText(const ordered_json& stats_block) { return FixedOrDash(stats_block.at("mean"), 2); }
+
+// A JSON number of ms as ns; null stays null.
+ordered_json NsOfMs(const ordered_json& ms) { return ms.is_null() ? ms : ordered_json(ms.get<double>() * 1e6); }
+
+// One statistic of an aggregate duration in ns: from `durations_ns` when the report has it (older reports: from the
+// ms block), null when not measured.
+ordered_json DurationNs(const ordered_json& aggregate, const char* ns_name, const char* ms_name, const char* field) {
+  if (aggregate.contains("durations_ns")) return aggregate.at("durations_ns").at(ns_name).at(field);
+  return NsOfMs(aggregate.at(ms_name).at(field));
+}
+
+// "245 ms": a duration in the unit that suits it, three significant digits; "-" when not measured.
+std::string DurationText(const ordered_json& ns) {
+  if (ns.is_null()) return "-";
+  const DurationUnit unit = UnitFor(ns.get<double>());
+  return DurationCell(ns, unit) + " " + std::string(unit.symbol);
+}
 
 }  // namespace
 
@@ -375,40 +421,54 @@ std::string GenaiReportText(const ordered_json& report) {
   }
 
   out << "\nStartup\n";
-  out << "  Session load: " << FixedOrDash(load.at("session_load_duration_ms"), 2) << " ms\n";
-  out << "  Native load: " << FixedOrDash(load.at("native_load_duration_ms"), 2) << " ms\n";
-  out << "  Cold TTFT: " << FixedOrDash(aggregate.at("cold_start_ttft_duration_ms"), 2) << " ms\n";
-  out << "  Cold total: " << FixedOrDash(aggregate.at("cold_start_total_duration_ms"), 2) << " ms\n";
+  out << "  Session load: " << DurationText(NsOfMs(load.at("session_load_duration_ms"))) << "\n";
+  out << "  Native load: " << DurationText(NsOfMs(load.at("native_load_duration_ms"))) << "\n";
+  out << "  Cold TTFT: " << DurationText(NsOfMs(aggregate.at("cold_start_ttft_duration_ms"))) << "\n";
+  out << "  Cold total: " << DurationText(NsOfMs(aggregate.at("cold_start_total_duration_ms"))) << "\n";
   if (!load.at("weight_upload_estimate_duration_ms").is_null()) {
-    out << "  Weight upload estimate: " << FixedOrDash(load.at("weight_upload_estimate_duration_ms"), 2) << " ms ("
+    out << "  Weight upload estimate: " << DurationText(NsOfMs(load.at("weight_upload_estimate_duration_ms"))) << " ("
         << load.at("weight_upload_estimate_source").get<std::string>() << ")\n";
   }
 
-  const ordered_json& ttft = aggregate.at("model_ttft_duration_ms");
-  out << "\nTime to first token (ms)\n";
+  auto ttft = [&](const char* field) { return DurationNs(aggregate, "model_ttft", "model_ttft_duration_ms", field); };
+  const std::vector<double> typical_ttft = {ttft("p50").is_null() ? 0.0 : ttft("p50").get<double>()};
+  const DurationUnit ttft_unit = UnitForTable(typical_ttft);
+  out << "\nTime to first token (" << ttft_unit.symbol << ")\n";
   TextTable table({"Avg", "P50", "P90", "P95", "P99", "Min", "Max"});
-  table.AddRow({FixedOrDash(ttft.at("mean"), 2), FixedOrDash(ttft.at("p50"), 2), FixedOrDash(ttft.at("p90"), 2),
-                FixedOrDash(ttft.at("p95"), 2), FixedOrDash(ttft.at("p99"), 2), FixedOrDash(ttft.at("min"), 2),
-                FixedOrDash(ttft.at("max"), 2)});
+  table.AddRow({DurationCell(ttft("mean"), ttft_unit), DurationCell(ttft("p50"), ttft_unit),
+                DurationCell(ttft("p90"), ttft_unit), DurationCell(ttft("p95"), ttft_unit),
+                DurationCell(ttft("p99"), ttft_unit), DurationCell(ttft("min"), ttft_unit),
+                DurationCell(ttft("max"), ttft_unit)});
   out << table.Render();
 
-  out << "\nPrefill: " << MeanText(aggregate.at("prefill_duration_ms")) << " ms avg | "
+  out << "\nPrefill: " << DurationText(DurationNs(aggregate, "prefill", "prefill_duration_ms", "mean")) << " avg | "
       << MeanText(aggregate.at("prefill_tokens_per_second")) << " tokens/sec\n";
   const ordered_json& decode = aggregate.at("steady_state_decode_tokens_per_second");
   out << "Decode: " << MeanText(decode) << " tokens/sec avg (p50 " << FixedOrDash(decode.at("p50"), 2) << ", p90 "
-      << FixedOrDash(decode.at("p90"), 2) << " over requests) | " << MeanText(aggregate.at("steady_state_tpot_ms"))
-      << " ms/token (TPOT)\n";
-  out << "Latency: " << MeanText(aggregate.at("request_duration_ms")) << " ms avg per generation\n";
+      << FixedOrDash(decode.at("p90"), 2) << " over requests) | "
+      << DurationText(DurationNs(aggregate, "steady_state_tpot", "steady_state_tpot_ms", "mean")) << "/token (TPOT)\n";
+  out << "Latency: " << DurationText(DurationNs(aggregate, "request", "request_duration_ms", "mean"))
+      << " avg per generation\n";
 
   const ordered_json& stages = aggregate.at("stages");
   if (!stages.empty()) {
-    out << "\nStages (ms avg per generation)\n";
+    auto mean_ns = [](const ordered_json& stats_block) { return NsOfMs(stats_block.at("mean")); };
+    std::vector<double> cells_ns;
+    for (const ordered_json& stage : stages) {
+      for (const char* column : {"prompt_duration_ms", "token_duration_ms"}) {
+        const ordered_json ns = mean_ns(stage.at(column));
+        if (!ns.is_null()) cells_ns.push_back(ns.get<double>());
+      }
+    }
+    const DurationUnit unit = UnitForTable(cells_ns);
+    out << "\nStages (" << unit.symbol << " avg per generation)\n";
     TextTable stage_table({"Stage", "EP", "Prompt", "Token", "Share of compute"});
     for (const ordered_json& stage : stages) {
       const ordered_json& share = stage.at("share_of_model_compute");
       const std::string name = stage.at("name").get<std::string>();
       stage_table.AddRow({name, StageEpText(report.value("placement", ordered_json::array()), name),
-                          MeanText(stage.at("prompt_duration_ms")), MeanText(stage.at("token_duration_ms")),
+                          DurationCell(mean_ns(stage.at("prompt_duration_ms")), unit),
+                          DurationCell(mean_ns(stage.at("token_duration_ms")), unit),
                           share.is_null() ? "-" : FixedOrDash(share.get<double>() * 100.0, 1) + "%"});
     }
     out << stage_table.Render();

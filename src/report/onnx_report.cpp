@@ -9,6 +9,7 @@
 
 #include "modelkit/base/files.h"
 #include "modelkit/base/text_table.h"
+#include "modelkit/report/duration_text.h"
 #include "modelkit/report/stats.h"
 
 namespace modelkit::report {
@@ -83,8 +84,8 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
   info["ep"] = result.ep_name;
   info["ep_alias"] = result.ep_alias;
   info["ep_options"] = options.ep_options;
-  info["iterations"] = result.samples_ms.size();
-  info["warmup"] = result.warmup_ms.size();
+  info["iterations"] = result.samples_ns.size();
+  info["warmup"] = result.warmup_ns.size();
   info["priming_runs"] = result.priming_runs;
   info["duration_sec"] = options.duration_s ? ordered_json(*options.duration_s) : ordered_json(nullptr);
   info["batch_size"] = options.batch_size;
@@ -116,33 +117,45 @@ ordered_json OnnxReportJson(const OnnxPerfOptions& options, const OnnxPerfResult
   }
   report["model_info"] = std::move(model);
 
-  const std::optional<SampleStats> stats = ComputeStats(result.samples_ms);
-  ordered_json latency;
-  latency["mean"] = RoundedOrNull(stats ? std::optional(stats->mean) : std::nullopt, 3);
-  latency["min"] = RoundedOrNull(stats ? std::optional(stats->min) : std::nullopt, 3);
-  latency["max"] = RoundedOrNull(stats ? std::optional(stats->max) : std::nullopt, 3);
-  latency["p50"] = RoundedOrNull(stats ? std::optional(stats->p50) : std::nullopt, 3);
-  latency["p90"] = RoundedOrNull(stats ? std::optional(stats->p90) : std::nullopt, 3);
-  latency["p95"] = RoundedOrNull(stats ? std::optional(stats->p95) : std::nullopt, 3);
-  latency["p99"] = RoundedOrNull(stats ? std::optional(stats->p99) : std::nullopt, 3);
-  latency["std"] = RoundedOrNull(stats ? std::optional(stats->std) : std::nullopt, 3);
-  latency["warmup_mean"] = RoundedOrNull(Mean(result.warmup_ms), 3);
-  report["latency_ms"] = std::move(latency);
+  const std::vector<double> samples_ns(result.samples_ns.begin(), result.samples_ns.end());
+  const std::vector<double> warmup_ns(result.warmup_ns.begin(), result.warmup_ns.end());
+  const std::optional<SampleStats> stats = ComputeStats(samples_ns);
+  const std::optional<double> warmup_mean_ns = Mean(warmup_ns);
+  // Upstream's block, in ms with 3 decimals (scripts read it), then the same statistics unrounded in ns.
+  auto stats_block = [&](std::optional<SampleStats> in_unit, std::optional<double> warmup_mean, int decimals) {
+    auto field = [&](double SampleStats::*member) {
+      return RoundedOrNull(in_unit ? std::optional<double>((*in_unit).*member) : std::nullopt, decimals);
+    };
+    return ordered_json{{"mean", field(&SampleStats::mean)},
+                        {"min", field(&SampleStats::min)},
+                        {"max", field(&SampleStats::max)},
+                        {"p50", field(&SampleStats::p50)},
+                        {"p90", field(&SampleStats::p90)},
+                        {"p95", field(&SampleStats::p95)},
+                        {"p99", field(&SampleStats::p99)},
+                        {"std", field(&SampleStats::std)},
+                        {"warmup_mean", RoundedOrNull(warmup_mean, decimals)}};
+  };
+  std::optional<SampleStats> stats_ms;
+  if (stats) stats_ms = ScaledStats(*stats, 1e-6);
+  report["latency_ms"] = stats_block(stats_ms, warmup_mean_ns ? std::optional(*warmup_mean_ns / 1e6) : std::nullopt, 3);
 
-  const double mean_s = stats ? stats->mean / 1000.0 : 0.0;
+  const double mean_s = stats ? stats->mean / 1e9 : 0.0;
   report["throughput"] = {
       {"samples_per_sec", mean_s > 0 ? RoundTo(static_cast<double>(result.effective_batch) / mean_s, 2) : 0.0},
       {"batches_per_sec", mean_s > 0 ? RoundTo(1.0 / mean_s, 2) : 0.0}};
   ordered_json raw = ordered_json::array();
-  for (double sample : result.samples_ms) raw.push_back(RoundTo(sample, 3));
+  for (int64_t sample : result.samples_ns) raw.push_back(RoundTo(static_cast<double>(sample) / 1e6, 3));
   report["raw_samples_ms"] = std::move(raw);
+  report["latency_ns"] = stats_block(stats, warmup_mean_ns, 1);
+  report["raw_samples_ns"] = result.samples_ns;
   if (options.memory) {
     report["memory"] = RssMemoryJson(result.memory.baseline, result.memory.after_load, result.memory.after_inference);
   }
   if (result.placement) report["placement"] = ordered_json::array({PlacementJson(*result.placement)});
   report["reproducibility"] = ReproducibilityJson(
-      context, {{"iterations", result.samples_ms.size()},
-                {"warmup", result.warmup_ms.size()},
+      context, {{"iterations", result.samples_ns.size()},
+                {"warmup", result.warmup_ns.size()},
                 {"duration_sec", options.duration_s ? ordered_json(*options.duration_s) : ordered_json(nullptr)},
                 {"batch_size", options.batch_size},
                 {"input_source", options.input_data ? "npz" : "synthetic"},
@@ -171,17 +184,25 @@ std::string OnnxReportText(const ordered_json& report) {
     out << "Input:   " << model.at("input_names")[i].get<std::string>() << " "
         << model.at("input_types")[i].get<std::string>() << " " << ShapeText(model.at("fed_input_shapes")[i]) << "\n";
   }
-  const ordered_json& latency = report.at("latency_ms");
-  out << "\nLatency (ms)\n";
+  // In ns when the report has them (reports before they were added: from the ms block).
+  const bool has_ns = report.contains("latency_ns");
+  const ordered_json& latency = has_ns ? report.at("latency_ns") : report.at("latency_ms");
+  const double to_ns = has_ns ? 1.0 : 1e6;
+  auto ns = [&](const char* field) {
+    const ordered_json& value = latency.at(field);
+    return value.is_null() ? value : ordered_json(value.get<double>() * to_ns);
+  };
+  const std::vector<double> typical = {ns("p50").is_null() ? 0.0 : ns("p50").get<double>()};
+  const DurationUnit unit = UnitForTable(typical);
+  out << "\nLatency (" << unit.symbol << ")\n";
   TextTable table({"Avg", "P50", "P90", "P95", "P99", "Min", "Max", "Std"});
-  table.AddRow({FixedOrDash(latency.at("mean"), 3), FixedOrDash(latency.at("p50"), 3),
-                FixedOrDash(latency.at("p90"), 3), FixedOrDash(latency.at("p95"), 3), FixedOrDash(latency.at("p99"), 3),
-                FixedOrDash(latency.at("min"), 3), FixedOrDash(latency.at("max"), 3),
-                FixedOrDash(latency.at("std"), 3)});
+  table.AddRow({DurationCell(ns("mean"), unit), DurationCell(ns("p50"), unit), DurationCell(ns("p90"), unit),
+                DurationCell(ns("p95"), unit), DurationCell(ns("p99"), unit), DurationCell(ns("min"), unit),
+                DurationCell(ns("max"), unit), DurationCell(ns("std"), unit)});
   out << table.Render();
   out << "Iterations: " << info.at("iterations").get<int>() << " timed";
   if (info.at("warmup").get<int>() > 0) {
-    out << "; warmup: " << FixedOrDash(latency.at("warmup_mean"), 3) << " ms avg (first "
+    out << "; warmup: " << DurationCell(ns("warmup_mean"), unit) << " " << unit.symbol << " avg (first "
         << info.at("warmup").get<int>() << " iterations, excluded)";
   }
   out << "\nThroughput: " << FixedOrDash(report.at("throughput").at("samples_per_sec"), 2) << " samples/sec (batch "

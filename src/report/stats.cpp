@@ -47,6 +47,11 @@ std::optional<SampleStats> ComputeStats(std::span<const double> samples) {
   return stats;
 }
 
+SampleStats ScaledStats(const SampleStats& stats, double factor) {
+  return {stats.mean * factor, stats.std * factor, stats.min * factor, stats.max * factor,
+          stats.p50 * factor,  stats.p90 * factor, stats.p95 * factor, stats.p99 * factor};
+}
+
 double RoundTo(double value, int decimals) {
   const double scale = std::pow(10.0, decimals);
   return std::round(value * scale) / scale;

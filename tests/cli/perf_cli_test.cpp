@@ -6,6 +6,7 @@
 #include <csignal>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -81,6 +82,15 @@ void ExpectReportContract(const json& report, int iterations, int warmup) {
   double raw_max = 0;
   for (const json& sample : raw) raw_max = std::max(raw_max, sample.get<double>());
   EXPECT_DOUBLE_EQ(raw_max, latency.at("max").get<double>());
+  // The same in ns, unrounded: every ms sample is its ns sample rounded to 3 decimals.
+  const json& raw_ns = report.at("raw_samples_ns");
+  ASSERT_EQ(raw_ns.size(), raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    EXPECT_NEAR(raw_ns[i].get<double>() / 1e6, raw[i].get<double>(), 0.0005 + 1e-9) << i;
+  }
+  const json& latency_ns = report.at("latency_ns");
+  EXPECT_NEAR(latency_ns.at("p50").get<double>() / 1e6, latency.at("p50").get<double>(), 0.0005 + 1e-9);
+  EXPECT_GT(latency_ns.at("std").get<double>(), 0) << "distinct samples have a spread";
   const json& memory = report.at("memory");
   EXPECT_GT(memory.at("rss_baseline_mb").get<double>(), 0);
   EXPECT_GE(memory.at("rss_checkpoint_peak_mb").get<double>(), memory.at("rss_after_compile_mb").get<double>());
@@ -111,7 +121,8 @@ TEST(PerfCli, TextReportAndDefaults) {
   const ProcessResult result =
       test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "5", "-o", output.string()});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  EXPECT_NE(result.stdout_text.find("Latency (ms)"), std::string::npos) << result.stdout_text;
+  EXPECT_TRUE(std::regex_search(result.stdout_text, std::regex("\nLatency \\((ns|µs|ms|s)\\)\n")))
+      << result.stdout_text;
   EXPECT_NE(result.stdout_text.find("Throughput:"), std::string::npos);
   EXPECT_NE(result.stdout_text.find("Results saved to: " + output.string()), std::string::npos);
   EXPECT_EQ(result.stderr_text.find("benchmarking"), std::string::npos) << "no progress bar off a terminal";

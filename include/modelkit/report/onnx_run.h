@@ -50,8 +50,8 @@ struct OnnxPerfResult {
   std::vector<std::vector<int64_t>> output_shapes;  // as produced
   int64_t effective_batch = 1;
   int priming_runs = 0;  // untimed runs made only to bind outputs (when warmup is 0)
-  std::vector<double> warmup_ms;
-  std::vector<double> samples_ms;  // timed iterations only
+  std::vector<int64_t> warmup_ns;
+  std::vector<int64_t> samples_ns;  // timed iterations only
   double load_ms = 0;
   std::optional<SessionPlacement> placement;  // where ORT put the nodes; nullopt when ORT could not say
   MemoryCheckpoints memory;

@@ -25,6 +25,9 @@ struct SampleStats {
 // Stats over the samples; nullopt when there are none.
 std::optional<SampleStats> ComputeStats(std::span<const double> samples);
 
+// Every statistic times `factor` (a change of unit; std scales the same way).
+SampleStats ScaledStats(const SampleStats& stats, double factor);
+
 // Arithmetic mean; nullopt for no samples.
 std::optional<double> Mean(std::span<const double> samples);
 

@@ -270,7 +270,8 @@ TEST(GenaiReportJson, RequestDerivedFields) {
                                                "steady_state_decode_tokens_per_second",
                                                "response_eval_tokens_per_second",
                                                "steady_state_tpot_ms",
-                                               "stages"}));
+                                               "stages",
+                                               "durations_ns"}));
   EXPECT_EQ(r["kind"], "timed");
   EXPECT_EQ(r["index"], 7);
   EXPECT_EQ(r["prompt_tokens"], 10);
@@ -293,6 +294,10 @@ TEST(GenaiReportJson, RequestDerivedFields) {
   EXPECT_DOUBLE_EQ(Num(r["response_eval_tokens_per_second"]), 200.0);        // 4 / 0.020 s
   EXPECT_DOUBLE_EQ(Num(r["steady_state_tpot_ms"]), 5.0);                     // (4 + 6 + 5) / 3
   EXPECT_EQ(r["stages"], ordered_json::array());
+  // The raw measurements, unrounded.
+  EXPECT_EQ(r["durations_ns"], ordered_json::parse(R"({"template": 1000000, "tokenization": 500000,
+      "generator_create": 250000, "prefill": 20000000, "first_token": 5000000,
+      "decode_tokens": [4000000, 6000000, 5000000], "sequence_fetch": 100000, "detokenization": 150000})"));
 
   GenaiRequestSample warm = Warmup(3, 1000);
   const ordered_json w = GenaiReportJson(Info(), Load(), {warm}, std::nullopt, Context())["requests"][0];
@@ -355,7 +360,7 @@ TEST(GenaiReportJson, AggregateExcludesWarmupWithNearestRankPercentiles) {
                 "cold_start_total_duration_ms", "request_duration_ms", "model_compute_duration_ms",
                 "model_ttft_duration_ms", "request_ttft_duration_ms", "prefill_duration_ms",
                 "response_eval_duration_ms", "steady_state_tpot_ms", "prefill_tokens_per_second",
-                "steady_state_decode_tokens_per_second", "response_eval_tokens_per_second", "stages"}));
+                "steady_state_decode_tokens_per_second", "response_eval_tokens_per_second", "stages", "durations_ns"}));
   EXPECT_EQ(aggregate["warmup_excluded"], true);
   EXPECT_EQ(aggregate["warmup_request_count"], 2);
   EXPECT_EQ(aggregate["timed_request_count"], 10);
@@ -386,6 +391,14 @@ TEST(GenaiReportJson, AggregateExcludesWarmupWithNearestRankPercentiles) {
   EXPECT_DOUBLE_EQ(Num(aggregate["request_duration_ms"]["mean"]), 10.5);
   EXPECT_DOUBLE_EQ(Num(aggregate["request_duration_ms"]["p50"]), 11.0);
   EXPECT_DOUBLE_EQ(Num(aggregate["steady_state_tpot_ms"]["mean"]), 2.0);
+  // The same statistics in ns keep what 3 decimals of ms round away (std 2.87228... ms).
+  const ordered_json& ns = aggregate["durations_ns"];
+  EXPECT_EQ(Keys(ns), (std::vector<std::string>{"request", "model_compute", "model_ttft", "request_ttft", "prefill",
+                                                "response_eval", "steady_state_tpot"}));
+  EXPECT_DOUBLE_EQ(Num(ns["model_ttft"]["std"]), 2872281.3);
+  EXPECT_DOUBLE_EQ(Num(ns["model_ttft"]["p50"]), 7e6);
+  EXPECT_DOUBLE_EQ(Num(ns["prefill"]["max"]), 10e6);
+  EXPECT_DOUBLE_EQ(Num(ns["steady_state_tpot"]["mean"]), 2e6);
   EXPECT_DOUBLE_EQ(Num(aggregate["steady_state_decode_tokens_per_second"]["mean"]), 500.0);  // 2 / 0.004 s
   EXPECT_DOUBLE_EQ(Num(aggregate["response_eval_tokens_per_second"]["mean"]), 600.0);        // 3 / 0.005 s
 
@@ -568,18 +581,18 @@ TEST(GenaiReportText, EveryLine) {
   EXPECT_THAT(text, HasSubstr("\nBundle: /bundles/tiny\n"));
   EXPECT_THAT(text, HasSubstr("\nPrompt: 10 tokens   Generated: 3 tokens (max_new_tokens=128)\n"));
   EXPECT_THAT(text, HasSubstr("\nStartup\n"
-                              "  Session load: 1500.00 ms\n"
-                              "  Native load: 1200.00 ms\n"
-                              "  Cold TTFT: 3006.00 ms\n"
-                              "  Cold total: 3116.00 ms\n"
-                              "  Weight upload estimate: 800.00 ms (model_create_duration)\n"));
+                              "  Session load: 1.50 s\n"
+                              "  Native load: 1.20 s\n"
+                              "  Cold TTFT: 3.01 s\n"
+                              "  Cold total: 3.12 s\n"
+                              "  Weight upload estimate: 800 ms (model_create_duration)\n"));
   EXPECT_THAT(text, HasSubstr("\nTime to first token (ms)\n"
-                              "  Avg   P50   P90    P95    P99    Min   Max\n"
-                              "  6.50  7.00  11.00  11.00  11.00  2.00  11.00\n"));
+                              "  Avg   P50   P90   P95   P99   Min   Max\n"
+                              "  6.50  7.00  11.0  11.0  11.0  2.00  11.0\n"));
   EXPECT_THAT(text, HasSubstr("\nPrefill: 5.50 ms avg | 2928.97 tokens/sec\n"));
   EXPECT_THAT(text, HasSubstr("\nDecode: 500.00 tokens/sec avg (p50 500.00, p90 500.00 over requests) | 2.00 "
                               "ms/token (TPOT)\n"));
-  EXPECT_THAT(text, HasSubstr("\nLatency: 10.50 ms avg per generation\n"));
+  EXPECT_THAT(text, HasSubstr("\nLatency: 10.5 ms avg per generation\n"));
   EXPECT_THAT(text, Not(HasSubstr("Warm start"))) << "the same number twice under two names";
   // "decoder": prompt p/2 ms -> mean 2.75, tokens 2.5 ms, (p/2 + 2.5) / (p + 5) = half of model compute.
   EXPECT_THAT(text, HasSubstr("\nStages (ms avg per generation)\n"
@@ -597,7 +610,7 @@ TEST(GenaiReportText, NoWarmupNoMemoryNoStagesNoEstimate) {
   GenaiLoadSample load = Load();
   load.model_create_ns = 0;
   const std::string text = GenaiReportText(GenaiReportJson(Info(), load, requests, std::nullopt, Context()));
-  EXPECT_THAT(text, HasSubstr("  Cold TTFT: 1506.00 ms\n"));
+  EXPECT_THAT(text, HasSubstr("  Cold TTFT: 1.51 s\n"));
   EXPECT_THAT(text, Not(HasSubstr("Excluded")));
   EXPECT_THAT(text, Not(HasSubstr("Memory")));
   EXPECT_THAT(text, Not(HasSubstr("Stages")));
@@ -607,8 +620,8 @@ TEST(GenaiReportText, NoWarmupNoMemoryNoStagesNoEstimate) {
 TEST(GenaiReportText, NothingMeasuredPrintsDashes) {
   const std::string text = GenaiReportText(GenaiReportJson(Info(), Load(), {}, std::nullopt, Context()));
   EXPECT_THAT(text, HasSubstr("\nPrompt: - tokens   Generated: - tokens (max_new_tokens=128)\n"));
-  EXPECT_THAT(text, HasSubstr("  Cold TTFT: - ms\n"));
-  EXPECT_THAT(text, HasSubstr("\nDecode: - tokens/sec avg (p50 -, p90 - over requests) | - ms/token (TPOT)\n"));
+  EXPECT_THAT(text, HasSubstr("  Cold TTFT: -\n"));
+  EXPECT_THAT(text, HasSubstr("\nDecode: - tokens/sec avg (p50 -, p90 - over requests) | -/token (TPOT)\n"));
 }
 
 // The windowed layout's report names the window and the prompt's windows; a request that filled the context says so.

@@ -50,8 +50,9 @@ OnnxPerfResult Result() {
   result.fed_shapes = {{4, 128}, {1, 3, 224, 224}, {4}};
   result.output_shapes = {{4, 10}};  // the second output's shape was not recorded: its declared shape is used
   result.effective_batch = 4;
-  result.warmup_ms = {100.0, 50.0};
-  result.samples_ms = {1.0, 2.0, 3.0, 4.0, 10.0, 1.23456, 2.5, 3.3333, 7.7777, 5.0};
+  result.warmup_ns = {100'000'000, 50'000'000};
+  result.samples_ns = {1'000'000, 2'000'000, 3'000'000, 4'000'000, 10'000'000,
+                       1'234'560, 2'500'000, 3'333'300, 7'777'700, 5'000'000};
   result.load_ms = 123.45678;
   result.memory.baseline = 100.126;
   result.memory.after_load = 250.5;
@@ -77,9 +78,9 @@ std::vector<std::string> Keys(const ordered_json& object) {
 
 TEST(OnnxReportJson, TopLevelKeysInOrder) {
   const ordered_json report = OnnxReportJson(Options(), Result(), Context());
-  EXPECT_EQ(Keys(report),
-            (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info", "latency_ms",
-                                      "throughput", "raw_samples_ms", "memory", "reproducibility", "warnings"}));
+  EXPECT_EQ(Keys(report), (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info",
+                                                    "latency_ms", "throughput", "raw_samples_ms", "latency_ns",
+                                                    "raw_samples_ns", "memory", "reproducibility", "warnings"}));
   EXPECT_EQ(report["schema_version"], 2);
   EXPECT_EQ(report["tool"], (ordered_json{{"name", "modelkit"}, {"version", "0.3.0"}, {"git_commit", "abc1234"}}));
   EXPECT_EQ(Keys(report["host"]), (std::vector<std::string>{"cpu_model", "logical_cores", "memory_total_mb", "os",
@@ -135,6 +136,44 @@ TEST(OnnxReportJson, LatencyFromSamplesRounded) {
   EXPECT_EQ(report["raw_samples_ms"], (ordered_json{1.0, 2.0, 3.0, 4.0, 10.0, 1.235, 2.5, 3.333, 7.778, 5.0}));
 }
 
+TEST(OnnxReportJson, LatencyInNanosecondsKeepsWhatMillisecondsRoundAway) {
+  OnnxPerfResult result = Result();
+  result.samples_ns = {3812, 3790, 3805, 4410, 3799};
+  result.warmup_ns = {9000};
+  const ordered_json report = OnnxReportJson(Options(), result, Context());
+  // Upstream's ms block cannot tell these apart ...
+  EXPECT_EQ(report["latency_ms"]["p50"], 0.004);
+  EXPECT_EQ(report["latency_ms"]["p99"], 0.004);
+  EXPECT_EQ(report["latency_ms"]["std"], 0.0);
+  // ... the ns block can. Sorted: 3790, 3799, 3805, 3812, 4410; mean 3923.2.
+  const ordered_json& latency = report["latency_ns"];
+  EXPECT_EQ(Keys(latency),
+            (std::vector<std::string>{"mean", "min", "max", "p50", "p90", "p95", "p99", "std", "warmup_mean"}));
+  EXPECT_EQ(latency["mean"], 3923.2);
+  EXPECT_EQ(latency["p50"], 3805.0);
+  EXPECT_EQ(latency["p99"], 4410.0);
+  EXPECT_EQ(latency["min"], 3790.0);
+  EXPECT_EQ(latency["std"], 243.5);  // population std 243.507...
+  EXPECT_EQ(latency["warmup_mean"], 9000.0);
+  EXPECT_EQ(report["raw_samples_ns"], (ordered_json{3812, 3790, 3805, 4410, 3799}));
+
+  const std::string text = OnnxReportText(report);
+  EXPECT_THAT(text, HasSubstr("Latency (µs)"));
+  EXPECT_THAT(text, HasSubstr("3.81"));   // p50
+  EXPECT_THAT(text, HasSubstr("4.41"));   // p99
+  EXPECT_THAT(text, HasSubstr("0.243"));  // std: 243.5 ns in the JSON
+  EXPECT_THAT(text, HasSubstr("warmup: 9.00 µs avg"));
+}
+
+TEST(OnnxReportText, ReportsWithoutNanosecondsFallBackToMilliseconds) {
+  ordered_json report = OnnxReportJson(Options(), Result(), Context());
+  report.erase("latency_ns");
+  report.erase("raw_samples_ns");
+  const std::string text = OnnxReportText(report);
+  EXPECT_THAT(text, HasSubstr("Latency (ms)"));
+  EXPECT_THAT(text, HasSubstr("3.33"));  // p50 from the ms block
+}
+
 TEST(OnnxReportJson, ThroughputUsesEffectiveBatch) {
   const ordered_json report = OnnxReportJson(Options(), Result(), Context());
   EXPECT_EQ(Keys(report["throughput"]), (std::vector<std::string>{"samples_per_sec", "batches_per_sec"}));
@@ -143,7 +182,7 @@ TEST(OnnxReportJson, ThroughputUsesEffectiveBatch) {
 
   OnnxPerfResult single = Result();
   single.effective_batch = 1;
-  single.samples_ms = {8.0, 8.0};
+  single.samples_ns = {8'000'000, 8'000'000};
   const ordered_json throughput = OnnxReportJson(Options(), single, Context())["throughput"];
   EXPECT_EQ(throughput["samples_per_sec"], 125.0);
   EXPECT_EQ(throughput["batches_per_sec"], 125.0);
@@ -151,13 +190,15 @@ TEST(OnnxReportJson, ThroughputUsesEffectiveBatch) {
 
 TEST(OnnxReportJson, NoSamplesGiveNullsAndZeroThroughput) {
   OnnxPerfResult result = Result();
-  result.samples_ms.clear();
-  result.warmup_ms.clear();
+  result.samples_ns.clear();
+  result.warmup_ns.clear();
   const ordered_json report = OnnxReportJson(Options(), result, Context());
   for (const auto& item : report["latency_ms"].items()) EXPECT_TRUE(item.value().is_null()) << item.key();
   EXPECT_EQ(report["throughput"]["samples_per_sec"], 0.0);
   EXPECT_EQ(report["throughput"]["batches_per_sec"], 0.0);
   EXPECT_EQ(report["raw_samples_ms"], ordered_json::array());
+  for (const auto& item : report["latency_ns"].items()) EXPECT_TRUE(item.value().is_null()) << item.key();
+  EXPECT_EQ(report["raw_samples_ns"], ordered_json::array());
   EXPECT_EQ(report["benchmark_info"]["iterations"], 0);
 }
 
@@ -189,9 +230,9 @@ TEST(OnnxReportJson, MemoryBlockOnlyWithMemoryOption) {
   options.memory = false;
   const ordered_json report = OnnxReportJson(options, Result(), Context());
   EXPECT_FALSE(report.contains("memory"));
-  EXPECT_EQ(Keys(report),
-            (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info", "latency_ms",
-                                      "throughput", "raw_samples_ms", "reproducibility", "warnings"}));
+  EXPECT_EQ(Keys(report), (std::vector<std::string>{"schema_version", "tool", "host", "benchmark_info", "model_info",
+                                                    "latency_ms", "throughput", "raw_samples_ms", "latency_ns",
+                                                    "raw_samples_ns", "reproducibility", "warnings"}));
 }
 
 TEST(OnnxReportJson, ModelInfoShapes) {
@@ -208,14 +249,14 @@ TEST(OnnxReportJson, ModelInfoShapes) {
 TEST(OnnxReportText, LatencyTableAndSummary) {
   const std::string text = OnnxReportText(OnnxReportJson(Options(), Result(), Context()));
   EXPECT_THAT(text, HasSubstr("Latency (ms)"));
-  EXPECT_THAT(text, HasSubstr("3.333"));   // p50
-  EXPECT_THAT(text, HasSubstr("3.985"));   // mean
-  EXPECT_THAT(text, HasSubstr("10.000"));  // max / p90
-  EXPECT_THAT(text, HasSubstr("2.750"));   // std
+  EXPECT_THAT(text, HasSubstr("3.33"));  // p50
+  EXPECT_THAT(text, HasSubstr("3.98"));  // mean
+  EXPECT_THAT(text, HasSubstr("10.0"));  // max / p90
+  EXPECT_THAT(text, HasSubstr("2.75"));  // std
   EXPECT_THAT(text, HasSubstr("Model:   /models/My Model_v2.onnx\n"));
   EXPECT_THAT(text, HasSubstr("Device:  gpu (cpu) / CPUExecutionProvider\n"));
   EXPECT_THAT(text, HasSubstr("Input:   input_ids int64 [4, 128]\n"));
-  EXPECT_THAT(text, HasSubstr("Iterations: 10 timed; warmup: 75.000 ms avg (first 2 iterations, excluded)"));
+  EXPECT_THAT(text, HasSubstr("Iterations: 10 timed; warmup: 75.0 ms avg (first 2 iterations, excluded)"));
   EXPECT_THAT(text, HasSubstr("Throughput: 1003.88 samples/sec (batch 4)"));
   EXPECT_THAT(text, HasSubstr("Memory (RSS): baseline 100.1 MB, after load 250.5 MB"));
   // P50 sits in the second column, under its header.
@@ -224,7 +265,7 @@ TEST(OnnxReportText, LatencyTableAndSummary) {
   const size_t header_end = text.find('\n', header);
   const size_t row = header_end + 1;
   const size_t p50_column = text.find("P50", header) - text.rfind('\n', header) - 1;
-  EXPECT_EQ(text.substr(row + p50_column, 5), "3.333");
+  EXPECT_EQ(text.substr(row + p50_column, 4), "3.33");
 }
 
 TEST(OnnxReportJson, ReproducibilityHasTheCommandLineSettingsAndHostAtStart) {
@@ -272,7 +313,7 @@ TEST(OnnxReportText, NoWarmupNoMemory) {
   OnnxPerfOptions options = Options();
   options.memory = false;
   OnnxPerfResult result = Result();
-  result.warmup_ms.clear();
+  result.warmup_ns.clear();
   const std::string text = OnnxReportText(OnnxReportJson(options, result, Context()));
   EXPECT_THAT(text, HasSubstr("Iterations: 10 timed\n"));
   EXPECT_THAT(text, Not(HasSubstr("warmup")));

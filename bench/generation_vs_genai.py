@@ -76,8 +76,8 @@ def run_modelkit(modelkit, bundle, ids, new_tokens):
     out, rss = run_measured([modelkit, "generate", "-m", bundle, "--prompt-ids", ",".join(map(str, ids)),
                              "--max-new-tokens", str(new_tokens), "--ignore-eos", "-f", "json"])
     report = json.loads(out)
-    steps = report["timings"]["decode_step_ms"]
-    return {"prefill_ms": report["timings"]["prefill_ms"], "decode_tps": 1000.0 * len(steps) / sum(steps),
+    steps = report["timings"]["durations_ns"]["decode_tokens"]
+    return {"prefill_ms": report["timings"]["durations_ns"]["prefill"] / 1e6, "decode_tps": 1e9 * len(steps) / sum(steps),
             "rss_mb": rss, "ids": report["generated_ids"]}
 
 

@@ -40,9 +40,9 @@ def run_modelkit(modelkit, bundle, ids, new_tokens):
                                     "--max-new-tokens", str(new_tokens), "--ignore-eos", "-f", "json"])
     report = json.loads(out)
     timings = report["timings"]
-    steps, inside = timings["decode_step_ms"], timings["decode_ort_ms"]
-    return {"prefill_tps": len(ids) * 1000.0 / timings["prefill_ms"],
-            "decode_tps": 1000.0 * len(steps) / sum(steps),
+    steps, inside = timings["durations_ns"]["decode_tokens"], timings["durations_ns"]["decode_tokens_ort"]
+    return {"prefill_tps": len(ids) * 1e9 / timings["durations_ns"]["prefill"],
+            "decode_tps": 1e9 * len(steps) / sum(steps),
             "outside_share": statistics.median((s - i) / s for s, i in zip(steps, inside)),
             "kv_bytes": report["kv_cache_bytes"], "rss_mb": rss, "ids": report["generated_ids"]}
 

@@ -5,6 +5,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/device/ep_catalog.h"
 #include "modelkit/session/model_source.h"
+#include "terminal_status.h"
 
 namespace modelkit::app {
 
@@ -54,7 +55,9 @@ std::string ResolveGenaiModel(const std::string& model, const CheckpointFlags& f
   if (build.layout == builder::Layout::kPipeline) build.ep = PipelineEpKey(ep);
   const session::CheckpointBundle bundle = session::EnsureCheckpointBundle(
       checkpoint, build, flags.rebuild, session::BundleCacheDir(), [&](const std::string& note) {
-        if (!quiet) std::cerr << "note: " << note << "\n" << std::flush;
+        if (quiet) return;
+        ClearStatusLine();
+        std::cerr << "note: " << note << "\n" << std::flush;
       });
   return bundle.dir.string();
 }

@@ -97,6 +97,7 @@ int RunBuild(BuildFlags& flags, const CLI::App& command) {
   };
   const auto start = std::chrono::steady_clock::now();
   const builder::BuildResult result = builder::BuildBundle(options);
+  bar.Finish();  // the summary line starts on a clean line
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const builder::ModelSpec& spec = result.spec;
   std::printf(

@@ -20,6 +20,10 @@
 #include "modelkit/base/strings.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/generate/model.h"
+#include "modelkit/perf/genai_benchmark.h"
+#include "modelkit/report/duration_text.h"
+#include "modelkit/report/genai_report.h"
+#include "modelkit/report/stats.h"
 #include "modelkit/session/genai_session.h"
 #include "modelkit/session/prompt_template.h"
 #include "token_id_list.h"
@@ -51,48 +55,36 @@ struct GenerateFlags {
   EpLibraryFlags ep_flags;
 };
 
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
-
-nlohmann::ordered_json MsList(const std::vector<int64_t>& ns) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const int64_t value : ns) list.push_back(Ms(value));
-  return list;
+// The generation as one request of `perf`'s report: the same names and rounding for the same quantities
+// (report::GenaiRequestJson), plus the part of each decode step spent inside ONNX Runtime.
+nlohmann::ordered_json TimingsJson(const report::GenaiRequestSample& sample, const generate::GenerationTimings& t) {
+  nlohmann::ordered_json timings = report::GenaiRequestJson(sample);
+  timings.erase("kind");
+  timings.erase("index");
+  nlohmann::ordered_json inside_ort = nlohmann::ordered_json::array();
+  for (const int64_t ns : t.decode_ort_ns) inside_ort.push_back(report::RoundTo(static_cast<double>(ns) / 1e6, 3));
+  timings["decode_token_ort_durations_ms"] = std::move(inside_ort);
+  timings["durations_ns"]["decode_tokens_ort"] = t.decode_ort_ns;
+  return timings;
 }
 
-nlohmann::ordered_json TimingsJson(const generate::Model& model, const generate::GenerationResult& result) {
-  const generate::LoadTimings& load = model.load_timings();
-  const generate::GenerationTimings& t = result.timings;
-  nlohmann::ordered_json sessions = nlohmann::ordered_json::object();
-  for (const auto& [name, ns] : load.session_ns) sessions[name] = Ms(ns);
-  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-  for (const generate::StageTimings& stage : t.stages) {
-    stages.push_back({{"name", stage.name},
-                      {"prompt_run_ms", MsList(stage.prompt_run_ns)},
-                      {"token_run_ms", MsList(stage.token_run_ns)}});
+// "19 prompt tokens in 20.8 ms (913 tokens/s), 64 generated at 1056 tokens/s (947 µs/token), TTFT 21.4 ms": the
+// line `generate` prints on stderr after the text, from the same JSON fields.
+std::string TimingSummary(const nlohmann::ordered_json& timings) {
+  auto duration = [](const nlohmann::ordered_json& ms) {
+    const double ns = ms.get<double>() * 1e6;
+    const report::DurationUnit unit = report::UnitFor(ns);
+    return report::SignificantText(ns / unit.ns) + " " + std::string(unit.symbol);
+  };
+  std::string line = std::to_string(timings.at("prompt_tokens").get<int64_t>()) + " prompt tokens in " +
+                     duration(timings.at("prefill_duration_ms")) + " (" +
+                     report::SignificantText(timings.at("prefill_tokens_per_second").get<double>()) + " tokens/s), " +
+                     std::to_string(timings.at("generated_tokens").get<int64_t>()) + " generated";
+  if (!timings.at("decode_token_durations_ms").empty()) {
+    line += " at " + report::SignificantText(timings.at("steady_state_decode_tokens_per_second").get<double>()) +
+            " tokens/s (" + duration(timings.at("steady_state_tpot_ms")) + "/token)";
   }
-  int64_t decode_ns = 0;
-  for (const int64_t ns : t.decode_step_ns) decode_ns += ns;
-  nlohmann::ordered_json timings = {{"load_ms",
-                                     {{"config_ms", Ms(load.config_ns)},
-                                      {"sessions_ms", Ms(load.sessions_ns)},
-                                      {"session_ms", sessions},
-                                      {"tokenizer_ms", Ms(load.tokenizer_ns)},
-                                      {"total_ms", Ms(load.total_ns)}}},
-                                    {"tokenize_ms", Ms(t.tokenize_ns)},
-                                    {"generator_creation_ms", Ms(t.generator_creation_ns)},
-                                    {"prefill_ms", Ms(t.prefill_ns)},
-                                    {"ttft_ms", Ms(t.first_token_ns)},
-                                    {"decode_step_ms", MsList(t.decode_step_ns)},
-                                    {"decode_ort_ms", MsList(t.decode_ort_ns)},
-                                    {"detokenize_ms", Ms(t.detokenize_ns)},
-                                    {"stages", stages}};
-  if (t.prefill_ns > 0) {
-    timings["prefill_tokens_per_s"] = static_cast<double>(result.prompt_ids.size()) * 1e9 / t.prefill_ns;
-  }
-  if (decode_ns > 0) {
-    timings["decode_tokens_per_s"] = static_cast<double>(t.decode_step_ns.size()) * 1e9 / decode_ns;
-  }
-  return timings;
+  return line + ", TTFT " + duration(timings.at("model_ttft_duration_ms"));
 }
 
 int RunGenerate(const GenerateFlags& flags, const CLI::App& command) {
@@ -109,25 +101,29 @@ int RunGenerate(const GenerateFlags& flags, const CLI::App& command) {
   // Token ids in need no tokenizer: a bundle built without one runs, its output given as ids.
   session_options.tokenizer_optional = !flags.prompt_ids.empty();
   session::GenaiSession genai(std::move(session_options), machine);
+  const generate::Clock::time_point load_start = generate::Clock::now();
   genai.Load();
+  const int64_t load_ns = generate::NanosSince(load_start);
   StopIfInterrupted();
   const generate::Model* model = &genai.model();
 
   std::vector<int32_t> prompt;
-  int64_t tokenize_ns = 0;
+  report::GenaiRequestSample sample;  // the spans this command measures itself; the generation fills the rest
   if (!flags.prompt_ids.empty()) {
     prompt = ParseTokenIdList(flags.prompt_ids, "--prompt-ids");
   } else {
     const session::TemplateMode mode = flags.apply_template      ? session::TemplateMode::kApply
                                        : flags.no_apply_template ? session::TemplateMode::kNever
                                                                  : session::TemplateMode::kAuto;
-    const std::string text =
-        session::PromptTemplate(*model, mode)
-            .Render(flags.prompt_file.empty() ? flags.prompt
-                                              : ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes));
-    const generate::Clock::time_point start = generate::Clock::now();
+    const std::string user_text = flags.prompt_file.empty()
+                                      ? flags.prompt
+                                      : ReadTextFile(flags.prompt_file, "--prompt-file", kMaxPromptFileBytes);
+    generate::Clock::time_point start = generate::Clock::now();
+    const std::string text = session::PromptTemplate(*model, mode).Render(user_text);
+    sample.template_ns = generate::NanosSince(start);
+    start = generate::Clock::now();
     prompt = model->tokenizer()->Encode(text);
-    tokenize_ns = generate::NanosSince(start);
+    sample.tokenization_ns = generate::NanosSince(start);
   }
 
   generate::GenerateOptions options;
@@ -146,7 +142,11 @@ int RunGenerate(const GenerateFlags& flags, const CLI::App& command) {
   StopIfInterrupted();
   generate::GenerationResult result = generate::Generate(
       *model, prompt, options, json ? std::function<void(std::string_view)>() : on_text, InterruptRequested);
-  result.timings.tokenize_ns = tokenize_ns;
+  result.timings.tokenize_ns = sample.tokenization_ns;
+  sample.detokenization_ns = result.timings.detokenize_ns;
+  perf::FillFromGeneration(sample, result.timings, static_cast<int64_t>(result.prompt_ids.size()),
+                           static_cast<int64_t>(result.generated_ids.size()), result.context_full);
+  const nlohmann::ordered_json timings = TimingsJson(sample, result.timings);
   if (json) {
     const nlohmann::ordered_json report = {{"bundle", flags.bundle},
                                            {"ep", genai.effective_ep().ReportName()},
@@ -158,7 +158,8 @@ int RunGenerate(const GenerateFlags& flags, const CLI::App& command) {
                                            {"stop_reason", generate::StopReasonName(result.stop_reason)},
                                            {"context_full", result.context_full},
                                            {"kv_cache_bytes", result.kv_cache_bytes},
-                                           {"timings", TimingsJson(*model, result)}};
+                                           {"load", report::GenaiLoadJson(perf::LoadSampleOf(genai, load_ns))},
+                                           {"timings", timings}};
     std::cout << report.dump(2) << "\n";
   } else if (model->tokenizer() == nullptr) {
     std::vector<std::string> ids;
@@ -168,6 +169,7 @@ int RunGenerate(const GenerateFlags& flags, const CLI::App& command) {
   } else {
     std::cout << "\n" << std::flush;
   }
+  if (!json && !result.generated_ids.empty()) std::fprintf(stderr, "%s\n", TimingSummary(timings).c_str());
   if (result.context_full) {
     std::fprintf(stderr, "note: generation stopped at the end of the model's context (%lld positions)\n",
                  static_cast<long long>(result.prompt_ids.size() + result.generated_ids.size()));

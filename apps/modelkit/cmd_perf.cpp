@@ -9,12 +9,14 @@
 #include "interrupt.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/ort/ort_log.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/onnx_benchmark.h"
 #include "modelkit/report/onnx_report.h"
 #include "modelkit/session/model_source.h"
 #include "perf_output.h"
 #include "progress_bar.h"
+#include "terminal_status.h"
 #include "version.h"
 
 namespace modelkit::app {
@@ -66,7 +68,7 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   std::vector<std::string> host_warnings;
   const report::ReportContext context = StartReportContext(options, timestamp, host_warnings);
 
-  if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
+  if (options.verbose > 0) ort::SetOrtLogEcho(PrintOnStderr);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
   report::OnnxPerfResult result;
   PerfMonitor monitor(options.monitor);

@@ -1,6 +1,7 @@
 #include "genai_flags.h"
 
 #include "flag_checks.h"
+#include "terminal_status.h"
 
 #include <cmath>
 #include <iostream>
@@ -28,7 +29,10 @@ session::GenaiSessionOptions MakeGenaiSessionOptions(const std::string& bundle, 
   options.compiler.extra_args = ep_flags.ForwardedArgs();
   options.compiler.timeout =
       std::chrono::milliseconds(static_cast<int64_t>(std::llround(compile.compile_timeout_s * 1000.0)));
-  options.on_warning = [](const std::string& warning) { std::cerr << "warning: " << warning << "\n" << std::flush; };
+  options.on_warning = [](const std::string& warning) {
+    ClearStatusLine();
+    std::cerr << "warning: " << warning << "\n" << std::flush;
+  };
   return options;
 }
 

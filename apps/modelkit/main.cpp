@@ -17,11 +17,13 @@
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
+#include "terminal_status.h"
 #include "version.h"
 
 namespace {
 
 int PrintError(const std::string& message, modelkit::ExitCode code) {
+  modelkit::app::ClearStatusLine();
   std::cerr << "error: " << message << "\n";
   return static_cast<int>(code);
 }
@@ -35,6 +37,27 @@ int CheckedOutput(int code) {
   if (!failed || code != 0) return code;
   const std::string reason = errno != 0 ? std::strerror(errno) : "write error";
   return PrintError("cannot write the output to standard output: " + reason, modelkit::ExitCode::kRuntimeFailure);
+}
+
+// What CLI11 could not place, said the way a user thinks of it: the first unknown option, with the command's option
+// it most likely meant ("unknown option '--iteration' for 'modelkit perf'; did you mean '--iterations'?"), else the
+// first unexpected word. `fallback` (CLI11's own message) when there is nothing to name.
+std::string UnexpectedArgumentMessage(const CLI::App& command, const std::vector<std::string>& extras,
+                                      const std::string& fallback) {
+  const std::string where = command.get_parent() == nullptr ? "'modelkit'" : "'modelkit " + command.get_name() + "'";
+  for (const std::string& extra : extras) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    const std::string option = extra.substr(0, extra.find('='));
+    std::vector<std::string> names;
+    for (const CLI::Option* known : command.get_options()) {
+      for (const std::string& name : known->get_lnames()) names.push_back("--" + name);
+      for (const std::string& name : known->get_snames()) names.push_back("-" + name);
+    }
+    const std::string match = modelkit::ClosestMatch(option, names);
+    return "unknown option '" + option + "' for " + where + (match.empty() ? "" : "; did you mean '" + match + "'?");
+  }
+  if (!extras.empty()) return "unexpected argument '" + extras.front() + "' for " + where;
+  return fallback;
 }
 
 // "permission denied: '/path'" (with the operation) instead of the library's "filesystem error: ...[/path]".
@@ -69,8 +92,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
   if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-    return PrintError("unknown command '" + std::string(argv[1]) +
-                          "'; expected one of: " + modelkit::Join(names, ", ") + ". Run 'modelkit --help'.",
+    return PrintError("unknown command '" + std::string(argv[1]) + "'" +
+                          modelkit::DidYouMeanThenExpected(argv[1], names) + ": " + modelkit::Join(names, ", ") +
+                          ". Run 'modelkit --help'.",
                       modelkit::ExitCode::kUsage);
   }
 
@@ -82,6 +106,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    const CLI::App& command = chosen.empty() ? app : *chosen.front();
+    const std::string help = chosen.empty() ? "modelkit --help" : "modelkit " + command.get_name() + " --help";
+    return PrintError(UnexpectedArgumentMessage(command, app.remaining(true), e.what()) + ". Run '" + help + "'.",
+                      modelkit::ExitCode::kUsage);
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     if (message.empty()) message = "invalid command line";
@@ -96,6 +126,10 @@ int main(int argc, char** argv) {
   const std::vector<CLI::App*> chosen = app.get_subcommands();
   const CLI::Option* verbose_flag = chosen.empty() ? nullptr : chosen.front()->get_option_no_throw("--verbose");
   const bool verbose = verbose_flag != nullptr && verbose_flag->count() > 0;
+  // The status line exists before any phase begins; --quiet (perf, generate) draws nothing on it.
+  const CLI::Option* quiet_flag = chosen.empty() ? nullptr : chosen.front()->get_option_no_throw("--quiet");
+  modelkit::app::TerminalStatus& status = modelkit::app::TerminalStatus::Get();
+  if (quiet_flag != nullptr && quiet_flag->count() > 0) status.Silence();
   const auto print_detail = [&](const std::string& detail) {
     if (verbose && !detail.empty()) std::cerr << "  in full: " << detail << "\n";
   };

@@ -10,12 +10,14 @@
 #include "modelkit/base/files.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/bundle/genai_config.h"
+#include "modelkit/ort/ort_log.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/genai_benchmark.h"
 #include "modelkit/report/genai_report.h"
 #include "modelkit/report/onnx_report.h"
 #include "perf_output.h"
 #include "progress_bar.h"
+#include "terminal_status.h"
 #include "token_id_list.h"
 #include "version.h"
 
@@ -90,7 +92,7 @@ int RunGenaiPerf(PerfCommandOptions& options, const CLI::App& command) {
   std::vector<std::string> host_warnings;
   const report::ReportContext context = StartReportContext(options, timestamp, host_warnings);
 
-  if (options.verbose > 0) ort::SharedEnv().UpdateEnvWithCustomLogLevel(ORT_LOGGING_LEVEL_WARNING);
+  if (options.verbose > 0) ort::SetOrtLogEcho(PrintOnStderr);
   session::PluginMachineAccess machine(options.ep_flags.Plugins());
   session::GenaiSessionOptions session_options =
       MakeGenaiSessionOptions(bundle.string(), options.onnx.ep, device, flags.compile, options.ep_flags);

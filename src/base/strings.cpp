@@ -63,4 +63,44 @@ std::string Trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin));
 }
 
+namespace {
+
+// Levenshtein distance over ASCII-lower-cased bytes, one row at a time.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const bool same = LowerAscii(a[i - 1]) == LowerAscii(b[j - 1]);
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates) {
+  const size_t allowed = std::min<size_t>(2, (word.size() + 2) / 3);
+  std::string best;
+  size_t best_distance = allowed + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t distance = EditDistance(word, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best_distance <= allowed ? best : std::string();
+}
+
+std::string DidYouMeanThenExpected(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string match = ClosestMatch(word, candidates);
+  return match.empty() ? "; expected one of" : "; did you mean '" + match + "'? Expected one of";
+}
+
 }  // namespace modelkit

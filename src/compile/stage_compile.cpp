@@ -7,6 +7,7 @@
 #include "modelkit/base/atomic_file.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
+#include "modelkit/base/phase.h"
 #include "modelkit/compile/cache_identity.h"
 #include "modelkit/compile/compile_cache.h"
 #include "modelkit/compile/epcontext_compile.h"
@@ -156,6 +157,7 @@ std::vector<StageCompileReport> PrepareCompiledStages(const fs::path& bundle_dir
     } else {
       report.detail = stale;
       const fs::path output = staging_dir / report.artifact;
+      const ScopedPhase phase("compiling stage " + request.stage + " for " + request.ep->Alias());
       const ChildResult child = RunChildWithTimeout(
           ChildCompileArgv(compiler, {source, output, request.ep->Alias(), std::nullopt, /*embed=*/true,
                                       /*overwrite=*/true, request.provider_options}),

@@ -77,7 +77,10 @@ EpCatalog EpCatalog::BuiltIn() {
        .provider_option_keys = {"deviceId", "webgpuInstance", "preferredLayout", "enableGraphCapture",
                                 "storageBufferCacheMode", "validationMode"},
        .append_method = AppendMethod::kByName,
-       .append_name = "WebGPU"},
+       .append_name = "WebGPU",
+       // Dawn's only back end on Linux is Vulkan; Debian 12's own Mesa (22.3) is older than Dawn accepts.
+       .unusable_hint = "WebGPU runs on Vulkan on Linux: install your GPU's Vulkan driver, or Mesa's software "
+                        "one (lavapipe, Mesa 23 or later: mesa-vulkan-drivers from bookworm-backports on Debian 12)"},
       {.name = std::string(kCpuEpName), .aliases = {"cpu"}, .devices = {kCpu}, .append_method = AppendMethod::kNone},
       {.name = "VitisAIExecutionProvider",
        .aliases = {"vitisai"},

@@ -11,9 +11,9 @@ DeviceRequest DeviceRequest::Parse(std::string_view text) {
   if (EqualsIgnoreCase(text, kConfigName)) return Config();
   if (EqualsIgnoreCase(text, "auto")) return Auto();
   if (const std::optional<DeviceKind> kind = ParseDeviceKind(text)) return Of(*kind);
-  throw UsageError("unknown device '" + std::string(text) +
-                   "' (--device); expected one of: auto, npu, gpu, cpu, or config (genai bundles: follow the "
-                   "bundle's own EP routing)");
+  throw UsageError("unknown device '" + std::string(text) + "' (--device)" +
+                   DidYouMeanThenExpected(text, {"auto", "npu", "gpu", "cpu", std::string(kConfigName)}) +
+                   ": auto, npu, gpu, cpu, or config (genai bundles: follow the bundle's own EP routing)");
 }
 
 std::string_view DeviceRequest::Name() const {

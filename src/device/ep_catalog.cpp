@@ -56,9 +56,11 @@ const EpRow* EpCatalog::Find(std::string_view name_or_alias) const {
 
 const EpRow& EpCatalog::Normalize(std::string_view ep) const {
   if (const EpRow* row = Find(ep)) return *row;
-  throw UsageError("unknown execution provider '" + std::string(ep) +
-                   "' (--ep); expected one of: " + Join(AllAliases(), ", ") + ", or a full name (" +
-                   Join(CanonicalNames(), ", ") + ")." + std::string(kListEpHint));
+  std::vector<std::string> known = AllAliases();
+  for (const std::string& name : CanonicalNames()) known.push_back(name);
+  throw UsageError("unknown execution provider '" + std::string(ep) + "' (--ep)" + DidYouMeanThenExpected(ep, known) +
+                   ": " + Join(AllAliases(), ", ") + ", or a full name (" + Join(CanonicalNames(), ", ") + ")." +
+                   std::string(kListEpHint));
 }
 
 std::vector<const EpRow*> EpCatalog::PriorityList(DeviceKind device) const {

@@ -5,6 +5,7 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/host_info.h"
+#include "modelkit/base/phase.h"
 #include "modelkit/base/stderr_capture.h"
 #include "modelkit/device/discovery.h"
 #include "modelkit/ort/ort_error.h"
@@ -71,6 +72,7 @@ std::set<std::string> EpNames(const std::vector<Ort::ConstEpDevice>& devices) {
 }  // namespace
 
 Inventory OrtDiscovery::Discover(const EpCatalog& catalog) {
+  const ScopedPhase phase("discovering devices and execution providers");
   Ort::Env& env = ort::SharedEnv();
   Inventory inventory;
   inventory.ort_version = ort::RuntimeVersion();
@@ -167,6 +169,7 @@ Inventory OrtDiscovery::Discover(const EpCatalog& catalog) {
     status.devices = row->devices;
     status.reason = ProbeBuiltIn(*row);
     status.usable = status.reason.empty();
+    if (!status.usable && !row->unusable_hint.empty()) status.reason += "; " + row->unusable_hint;
     inventory.eps.push_back(std::move(status));
   }
 

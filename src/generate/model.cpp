@@ -5,6 +5,7 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/huge_pages.h"
+#include "modelkit/base/phase.h"
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
@@ -112,7 +113,10 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
     const std::string where = config_.IsPipeline()
                                   ? "pipeline stage '" + stage_config.name + "' (" + stage_config.filename + ")"
                                   : "model.decoder (" + stage_config.filename + ")";
-    stage.session = factory.Create(config_.bundle_dir / stage_config.filename, session_options, where);
+    {
+      const ScopedPhase phase("loading stage " + stage_config.name);
+      stage.session = factory.Create(config_.bundle_dir / stage_config.filename, session_options, where);
+    }
     stage.placement =
         ort::ReadPlacement(*stage.session, stage_config.name, factory.RequestedEp(session_options, where));
     const SessionFactory::Threading threading = factory.ThreadingOf(session_options);

@@ -45,15 +45,17 @@ std::string CleanOrtMessage(std::string_view message) {
 
 namespace {
 
-[[noreturn]] void ThrowCleaned(const std::string& raw, ExitCode code, std::string_view context) {
+[[noreturn]] void ThrowCleaned(const std::string& raw, ExitCode code, std::string_view context,
+                               std::string_view hint = {}) {
   const std::string clean = CleanOrtMessage(raw);
-  throw Error(code, std::string(context) + ": " + clean, clean == Trim(raw) ? "" : Trim(raw));
+  const std::string advice = hint.empty() ? std::string() : "; " + std::string(hint);
+  throw Error(code, std::string(context) + ": " + clean + advice, clean == Trim(raw) ? "" : Trim(raw));
 }
 
 }  // namespace
 
-void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context) {
-  ThrowCleaned(error.what(), code, context);
+void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context, std::string_view hint) {
+  ThrowCleaned(error.what(), code, context, hint);
 }
 
 void ThrowOrtError(const Ort::Status& status, ExitCode code, std::string_view context) {

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "modelkit/base/error.h"
+#include "modelkit/ort/ort_log.h"
 
 namespace modelkit::ort {
 
@@ -22,8 +23,8 @@ void EnsureApi() {
 
 Ort::Env& SharedEnv() {
   EnsureApi();
-  // Fatal only: failures reach the user once, as modelkit errors carrying ORT's message, not as extra log lines.
-  static Ort::Env env(ORT_LOGGING_LEVEL_FATAL, "modelkit");
+  // Warnings and above go to modelkit's log function (ort_log.h), never to ORT's own console sink.
+  static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "modelkit", &LogFromOrt, nullptr);
   return env;
 }
 

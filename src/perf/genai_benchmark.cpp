@@ -1,6 +1,7 @@
 #include "modelkit/perf/genai_benchmark.h"
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/phase.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/perf/process_memory.h"
 #include "modelkit/session/prompt_template.h"
@@ -54,21 +55,6 @@ int64_t Sum(const std::vector<int64_t>& values) {
   return total;
 }
 
-GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t session_load_ns) {
-  const session::SessionLoadTimings& timings = session.load_timings();
-  const generate::LoadTimings& native = session.model().load_timings();
-  GenaiLoadSample load;
-  load.session_load_ns = session_load_ns;
-  load.ep_registration_ns = timings.ep_registration_ns;
-  load.bundle_prepare_ns = timings.bundle_prepare_ns;
-  load.native_load_ns = timings.native_load_ns;
-  load.config_create_ns = native.config_ns;
-  load.model_create_ns = native.sessions_ns;
-  load.tokenizer_create_ns = native.tokenizer_ns;
-  load.stage_session_ns = native.session_ns;
-  return load;
-}
-
 // One request, every span measured around exactly its own work.
 GenaiRequestSample RunRequest(const generate::Model& model, const session::PromptTemplate& chat,
                               const GenaiPerfOptions& options, std::string* response) {
@@ -106,13 +92,38 @@ GenaiRequestSample RunRequest(const generate::Model& model, const session::Promp
     if (response != nullptr) *response = std::move(decoded);
   }
 
-  sample.prompt_tokens = static_cast<int64_t>(prompt.size());
-  sample.generated_tokens = static_cast<int64_t>(generated.size());
-  sample.context_full = generator.context_full();
+  FillFromGeneration(sample, timings, static_cast<int64_t>(prompt.size()), static_cast<int64_t>(generated.size()),
+                     generator.context_full());
+  return sample;
+}
+
+}  // namespace
+
+GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t session_load_ns) {
+  const session::SessionLoadTimings& timings = session.load_timings();
+  const generate::LoadTimings& native = session.model().load_timings();
+  GenaiLoadSample load;
+  load.session_load_ns = session_load_ns;
+  load.ep_registration_ns = timings.ep_registration_ns;
+  load.bundle_prepare_ns = timings.bundle_prepare_ns;
+  load.native_load_ns = timings.native_load_ns;
+  load.config_create_ns = native.config_ns;
+  load.model_create_ns = native.sessions_ns;
+  load.tokenizer_create_ns = native.tokenizer_ns;
+  load.stage_session_ns = native.session_ns;
+  return load;
+}
+
+void FillFromGeneration(GenaiRequestSample& sample, const generate::GenerationTimings& timings, int64_t prompt_tokens,
+                        int64_t generated_tokens, bool context_full) {
+  sample.prompt_tokens = prompt_tokens;
+  sample.generated_tokens = generated_tokens;
+  sample.context_full = context_full;
   sample.generator_create_ns = timings.generator_creation_ns;
   sample.prefill_ns = timings.prefill_ns;
   sample.first_token_ns = timings.first_token_ns - timings.prefill_ns;  // choosing the first token
   sample.decode_ns = timings.decode_step_ns;
+  sample.stages.clear();
   for (const generate::StageTimings& stage : timings.stages) {
     GenaiStageTime time;
     time.name = stage.name;
@@ -122,10 +133,7 @@ GenaiRequestSample RunRequest(const generate::Model& model, const session::Promp
     time.token_runs = static_cast<int64_t>(stage.token_run_ns.size());
     sample.stages.push_back(std::move(time));
   }
-  return sample;
 }
-
-}  // namespace
 
 GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPerfOptions& options,
                                   const std::function<void(int, int)>& progress) {
@@ -146,7 +154,10 @@ GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPer
   result.info = InfoOf(session, options, chat.applies());
   const int total = options.warmup + options.iterations;
   for (int i = 0; i < total; ++i) {
+    std::optional<ScopedPhase> cold;
+    if (i == 0) cold.emplace("first request (cold)");
     GenaiRequestSample sample = RunRequest(model, chat, options, i == 0 ? &result.first_response : nullptr);
+    cold.reset();
     sample.warmup = i < options.warmup;
     sample.index = sample.warmup ? i : i - options.warmup;
     result.requests.push_back(std::move(sample));

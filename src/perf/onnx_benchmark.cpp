@@ -10,7 +10,10 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 #include "modelkit/base/host_info.h"
+#include "modelkit/base/phase.h"
+#include "modelkit/base/strings.h"
 #include "modelkit/device/session_ep.h"
+#include "modelkit/ort/ort_log.h"
 #include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/perf/process_memory.h"
@@ -101,6 +104,19 @@ void CheckFeedableInputs(Ort::Session& session, const std::vector<TensorSpec>& s
                       (found != kOtherTypes.end() ? found->second : "number " + std::to_string(type)) + "; " + harness);
     }
   }
+}
+
+// What to tell a user whose model failed on made-up inputs: integer inputs get 0s and 1s, which a model that
+// uses their values as indices or shapes may reject. Empty when the model has no integer input.
+std::string MadeUpValuesHint(const std::vector<TensorSpec>& inputs) {
+  std::vector<std::string> names;
+  for (const TensorSpec& input : inputs) {
+    if (IsIntegerType(input.type)) names.push_back("'" + input.name + "'");
+  }
+  if (names.empty()) return "";
+  return "the made-up values of integer input" + std::string(names.size() > 1 ? "s " : " ") + Join(names, ", ") +
+         " (0s and 1s) may not suit how the model uses them (as indices or shapes): give real values with "
+         "--input-data FILE.npz, or other shapes with --shape-config FILE";
 }
 
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
@@ -220,6 +236,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   const Clock::time_point load_start = Clock::now();
   std::optional<Ort::Session> session;
   try {
+    const ScopedPhase phase("loading " + options.model.filename().string() + " on " + result.ep_alias);
     session.emplace(env, options.model.c_str(), session_options);
   } catch (const Ort::Exception& error) {
     ort::ThrowOrtError(error, ort::LoadFailureExitCode(error), "cannot load '" + options.model.string() + "'");
@@ -269,12 +286,13 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
   for (const TensorSpec& output : result.outputs) binding.BindOutput(output.name.c_str(), cpu_memory);
 
   Ort::RunOptions run_options;
+  const std::string made_up_hint = options.input_data ? std::string() : MadeUpValuesHint(result.inputs);
   auto run_once = [&]() -> int64_t {
     const Clock::time_point start = Clock::now();
     try {
       session->Run(run_options, binding);
     } catch (const Ort::Exception& error) {
-      ort::ThrowOrtError(error, ExitCode::kInferenceFailed, "inference failed on " + result.ep_name);
+      ort::ThrowOrtError(error, ExitCode::kInferenceFailed, "inference failed on " + result.ep_name, made_up_hint);
     }
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   };
@@ -318,6 +336,7 @@ OnnxPerfResult RunOnnxBenchmark(const OnnxPerfOptions& options, const device::Ma
     }
   }
   if (options.memory) result.memory.after_inference = CurrentRssMb();
+  for (const std::string& warning : ort::TakeOrtWarnings()) result.warnings.push_back("ONNX Runtime: " + warning);
   return result;
 }
 

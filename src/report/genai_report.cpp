@@ -118,7 +118,7 @@ ordered_json SettingsJson(const GenaiBenchmarkInfo& info, const GenaiRequestSamp
           {"threading", std::move(threading)}};
 }
 
-ordered_json LoadJson(const GenaiLoadSample& load) {
+ordered_json LoadJsonOf(const GenaiLoadSample& load) {
   ordered_json block;
   block["session_load_duration_ms"] = RoundTo(Ms(load.session_load_ns), 3);
   block["ep_registration_duration_ms"] = RoundTo(Ms(load.ep_registration_ns), 3);
@@ -141,7 +141,7 @@ ordered_json LoadJson(const GenaiLoadSample& load) {
   return block;
 }
 
-ordered_json RequestJson(const GenaiRequestSample& request) {
+ordered_json RequestJsonOf(const GenaiRequestSample& request) {
   const RequestMetrics metrics = Derive(request);
   ordered_json block;
   block["kind"] = request.warmup ? "warmup" : "timed";
@@ -359,6 +359,10 @@ std::string DurationText(const ordered_json& ns) {
 
 }  // namespace
 
+ordered_json GenaiRequestJson(const GenaiRequestSample& request) { return RequestJsonOf(request); }
+
+ordered_json GenaiLoadJson(const GenaiLoadSample& load) { return LoadJsonOf(load); }
+
 ordered_json GenaiReportJson(const GenaiBenchmarkInfo& info, const GenaiLoadSample& load,
                              const std::vector<GenaiRequestSample>& requests,
                              const std::optional<GenaiMemorySample>& memory, const ReportContext& context) {
@@ -371,9 +375,9 @@ ordered_json GenaiReportJson(const GenaiBenchmarkInfo& info, const GenaiLoadSamp
   report["tool"] = ToolJson(context);
   report["host"] = HostJson(context);
   report["benchmark_info"] = InfoJson(info, timed.empty() ? nullptr : timed.front(), context);
-  report["load"] = LoadJson(load);
+  report["load"] = GenaiLoadJson(load);
   ordered_json request_blocks = ordered_json::array();
-  for (const GenaiRequestSample& request : requests) request_blocks.push_back(RequestJson(request));
+  for (const GenaiRequestSample& request : requests) request_blocks.push_back(GenaiRequestJson(request));
   report["requests"] = std::move(request_blocks);
   report["aggregate"] = AggregateJson(load, requests, timed);
   if (memory) {

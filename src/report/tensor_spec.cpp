@@ -38,6 +38,22 @@ std::string_view ElementTypeName(ElementType type) {
   return "unknown";
 }
 
+bool IsIntegerType(ElementType type) {
+  switch (type) {
+    case ElementType::kInt8:
+    case ElementType::kUint8:
+    case ElementType::kInt16:
+    case ElementType::kUint16:
+    case ElementType::kInt32:
+    case ElementType::kUint32:
+    case ElementType::kInt64:
+    case ElementType::kUint64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 size_t ElementSize(ElementType type) {
   switch (type) {
     case ElementType::kBool:

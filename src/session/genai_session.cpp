@@ -9,6 +9,7 @@
 #include "modelkit/bundle/derived_bundle.h"
 #include "modelkit/bundle/ep_override.h"
 #include "modelkit/compile/compile_cache.h"
+#include "modelkit/ort/ort_log.h"
 
 namespace modelkit::session {
 namespace {
@@ -207,6 +208,7 @@ void GenaiSession::Load() {
                                               compile::ArtifactsInUse(options_.bundle_dir)));
   }
   for (const std::string& warning : model_->warnings()) Warn(warning);
+  for (const std::string& warning : ort::TakeOrtWarnings()) Warn("ONNX Runtime: " + warning);
   for (const generate::LoadedStage& stage : model_->stages()) {
     if (!stage.placement) continue;
     if (const std::optional<std::string> shortfall = report::PlacementShortfall(*stage.placement)) {

@@ -97,6 +97,13 @@ TEST_F(BuildCliTest, ProgressBarOnlyOnATerminal) {
   EXPECT_NE(on_terminal.stdout_text.find("building ["), std::string::npos) << on_terminal.stdout_text;
   // qwen3, 2 layers: embeddings + 2 x 11 + final norm + the tied lm_head's second read of the embeddings
   EXPECT_NE(on_terminal.stdout_text.find("25/25 tensors"), std::string::npos) << on_terminal.stdout_text;
+
+  // With stdout on the same terminal, the bar's line is cleared before the summary line starts.
+  command = MODELKIT_BINARY;
+  for (const std::string& arg : RandomArgs(tmp_.path() / "out2")) command += " " + arg;
+  const ProcessResult both = RunProcess({"/usr/bin/script", "-qec", command, "/dev/null"});
+  ASSERT_EQ(both.exit_code, 0) << both.stdout_text;
+  EXPECT_NE(both.stdout_text.find("\r\033[Kbuilt "), std::string::npos) << both.stdout_text;
 }
 
 TEST_F(BuildCliTest, CheckpointBuildWithInt4) {

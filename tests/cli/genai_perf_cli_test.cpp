@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -297,6 +298,42 @@ TEST_F(GenaiPerfCliTest, FlagsThatMeanNothingForGenaiAreNamedOnce) {
   const std::string line =
       "warning: the following options are ignored with --runtime genai: --batch-size, --ep-options\n";
   EXPECT_NE(result.stderr_text.find(line), std::string::npos) << result.stderr_text;
+}
+
+// A phase longer than a second shows on a terminal with its stage and elapsed time, then the benchmark's bar with
+// its ETA; off a terminal, or on one that cannot redraw a line (TERM=dumb), stderr gets none of it.
+TEST_F(GenaiPerfCliTest, LongPhasesShowOnATerminalOnly) {
+  // Each run compiles its own copy, whose ctx stage takes 1.8 s to compile.
+  std::vector<std::unique_ptr<TempDir>> dirs;
+  auto command = [&] {
+    dirs.push_back(std::make_unique<TempDir>());
+    const fs::path bundle = Copy(Pipeline(), *dirs.back());
+    std::ifstream in(bundle / "genai_config.json");
+    Json config = Json::parse(in);
+    in.close();
+    config["model"]["decoder"]["pipeline"][0]["ctx"]["session_options"]["provider_options"] =
+        Json::parse(R"([{"simnpu": {"compile_delay_ms": "1800"}}])");
+    std::ofstream(bundle / "genai_config.json") << config.dump(2);
+    return std::string(MODELKIT_BINARY) + " perf -m " + bundle.string() +
+           " --compile --iterations 3 --warmup 0 --max-new-tokens 4 --ignore-eos --ep-catalog " + kCatalog + " -o " +
+           (dirs.back()->path() / "r.json").string() + " >/dev/null";
+  };
+  const ProcessResult on_terminal = RunProcess({"/usr/bin/script", "-qec", command(), "/dev/null"});
+  ASSERT_EQ(on_terminal.exit_code, 0) << on_terminal.stdout_text;
+  EXPECT_NE(on_terminal.stdout_text.find("compiling stage ctx for simnpu... 1."), std::string::npos)
+      << on_terminal.stdout_text;
+  EXPECT_NE(on_terminal.stdout_text.find("benchmarking ["), std::string::npos) << on_terminal.stdout_text;
+  EXPECT_NE(on_terminal.stdout_text.find(", ETA "), std::string::npos) << on_terminal.stdout_text;
+
+  const ProcessResult dumb = RunProcess({"/usr/bin/script", "-qec", command(), "/dev/null"}, {{"TERM", "dumb"}});
+  ASSERT_EQ(dumb.exit_code, 0) << dumb.stdout_text;
+  EXPECT_EQ(dumb.stdout_text.find("compiling stage"), std::string::npos) << dumb.stdout_text;
+  EXPECT_EQ(dumb.stdout_text.find("\033[K"), std::string::npos) << dumb.stdout_text;
+
+  const ProcessResult piped = RunProcess({"/bin/sh", "-c", command()});
+  ASSERT_EQ(piped.exit_code, 0) << piped.stderr_text;
+  EXPECT_EQ(piped.stderr_text.find("compiling stage"), std::string::npos) << piped.stderr_text;
+  EXPECT_EQ(piped.stderr_text.find('\r'), std::string::npos) << piped.stderr_text;
 }
 
 // A run killed while its compiler runs leaves nothing a later run trusts; the later run compiles and succeeds.

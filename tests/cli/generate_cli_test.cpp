@@ -3,10 +3,13 @@
 // bundle).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "modelkit/builder/bundle_builder.h"
 #include "support/build_fixtures.h"
@@ -58,12 +61,49 @@ TEST_F(GenerateCliTest, JsonReportHasIdsTextAndTimings) {
   EXPECT_EQ(report["generated_ids"].size(), 6u);
   EXPECT_TRUE(report["text"].is_string());
   EXPECT_EQ(report["stop_reason"], "max_new_tokens");
+  // perf's names and rounding for the same quantities: the keys of one request of perf's report.
   const auto& timings = report["timings"];
-  EXPECT_GT(timings["ttft_ms"].get<double>(), 0.0);
-  EXPECT_EQ(timings["decode_step_ms"].size(), 5u);
-  EXPECT_GT(timings["load_ms"]["total_ms"].get<double>(), 0.0);
-  EXPECT_GT(timings["tokenize_ms"].get<double>(), 0.0);
+  EXPECT_GT(timings["model_ttft_duration_ms"].get<double>(), 0.0);
+  EXPECT_EQ(timings["decode_token_durations_ms"].size(), 5u);
+  EXPECT_EQ(timings["decode_token_ort_durations_ms"].size(), 5u);
+  EXPECT_EQ(timings["durations_ns"]["decode_tokens"].size(), 5u);
+  EXPECT_GT(timings["tokenization_duration_ms"].get<double>(), 0.0);
+  EXPECT_EQ(timings["prompt_tokens"], report["prompt_ids"].size());
+  EXPECT_EQ(timings["generated_tokens"], 6);
   EXPECT_EQ(timings["stages"][0]["name"], "decoder");
+  EXPECT_GT(report["load"]["session_load_duration_ms"].get<double>(), 0.0);
+  for (const auto& step : timings["decode_token_durations_ms"]) {
+    const double ms = step.get<double>();
+    EXPECT_DOUBLE_EQ(ms, std::round(ms * 1000) / 1000) << "3 decimals, as perf rounds";
+  }
+  test::TempDir dir;
+  const ProcessResult perf =
+      RunModelkit({"perf", "-m", bundle_.string(), "--prompt", "Hello there", "--max-new-tokens", "6", "--ignore-eos",
+                   "--iterations", "1", "--warmup", "0", "-f", "json", "-o", (dir.path() / "p.json").string()});
+  ASSERT_EQ(perf.exit_code, 0) << perf.stderr_text;
+  nlohmann::json request = nlohmann::json::parse(perf.stdout_text)["requests"][0];
+  std::vector<std::string> perf_keys, generate_keys;
+  for (const auto& item : request.items()) {
+    if (item.key() != "kind" && item.key() != "index") perf_keys.push_back(item.key());
+  }
+  for (const auto& item : timings.items()) {
+    if (item.key() != "decode_token_ort_durations_ms") generate_keys.push_back(item.key());
+  }
+  std::sort(perf_keys.begin(), perf_keys.end());
+  std::sort(generate_keys.begin(), generate_keys.end());
+  EXPECT_EQ(generate_keys, perf_keys);
+}
+
+// In text mode the text goes to stdout and one timing line to stderr.
+TEST_F(GenerateCliTest, TextModePrintsOneTimingLineOnStderr) {
+  const ProcessResult result =
+      RunModelkit({"generate", "-m", bundle_.string(), "--prompt-ids", "1,2", "--max-new-tokens", "4", "--ignore-eos"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_TRUE(std::regex_match(result.stderr_text,
+                               std::regex("2 prompt tokens in [0-9.]+ (ns|µs|ms|s) \\([0-9.]+ tokens/s\\), 4 "
+                                          "generated at [0-9.]+ tokens/s \\([0-9.]+ (ns|µs|ms|s)/token\\), TTFT "
+                                          "[0-9.]+ (ns|µs|ms|s)\n")))
+      << result.stderr_text;
 }
 
 TEST_F(GenerateCliTest, PromptIdsAreUsedAsGivenAndStreamingPrintsTheSameText) {

@@ -325,6 +325,7 @@ TEST(PerfCli, ProgressBarOnlyOnATerminal) {
   ASSERT_EQ(on_terminal.exit_code, 0) << on_terminal.stderr_text;
   EXPECT_NE(on_terminal.stdout_text.find("benchmarking ["), std::string::npos) << on_terminal.stdout_text;
   EXPECT_NE(on_terminal.stdout_text.find("50/50"), std::string::npos) << "10 warm-up + 40 timed";
+  EXPECT_NE(on_terminal.stdout_text.find(", ETA "), std::string::npos) << on_terminal.stdout_text;
 }
 
 // With the software Vulkan adapter, --device gpu routes the model to WebGPU.

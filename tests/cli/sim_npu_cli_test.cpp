@@ -161,6 +161,16 @@ TEST(SimNpuCli, PerfReportsPlacementAndWarnsOfFallback) {
   EXPECT_NE(text.stdout_text.find("\nPlacement: det.onnx: CPU "), std::string::npos) << text.stdout_text;
   EXPECT_NE(text.stdout_text.find(", SimNpu " + std::to_string(relu_nodes) + " (Relu)\n"), std::string::npos)
       << text.stdout_text;
+  EXPECT_EQ(text.stderr_text.find("ONNX Runtime"), std::string::npos) << "ORT's own log only with -v";
+
+  // -v echoes ORT's log through modelkit: plain lines, none of ORT's console colours.
+  std::vector<std::string> verbose_args = args;
+  verbose_args.insert(verbose_args.end(), {"-v", "-o", (dir.path() / "v.json").string()});
+  const ProcessResult verbose = Modelkit(verbose_args, default_catalog);
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.stderr_text;
+  EXPECT_NE(verbose.stderr_text.find("ONNX Runtime warning: Some nodes were not assigned"), std::string::npos)
+      << verbose.stderr_text;
+  EXPECT_EQ(verbose.stderr_text.find('\033'), std::string::npos) << verbose.stderr_text;
 
   // --fail-on-fallback: exit 4 before any benchmark, and no report.
   std::vector<std::string> strict = args;

@@ -22,6 +22,15 @@ std::string Join(const std::vector<std::string>& pieces, std::string_view separa
 // Copy without leading and trailing ASCII whitespace.
 std::string Trim(std::string_view text);
 
+// The candidate a mistyped `word` most likely meant: the nearest by edit distance (ASCII case-insensitive), when at
+// most 2 edits and at most a third of the word's length (rounded up) away ("cpuu" -> "cpu", "--iteration" ->
+// "--iterations"); empty when nothing is that close. Ties go to the earlier candidate.
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
+
+// "; did you mean 'cpu'? Expected one of" when ClosestMatch finds a candidate, else "; expected one of": the joint
+// between an error's "unknown X 'cpuu'" and its list of what is known.
+std::string DidYouMeanThenExpected(std::string_view word, const std::vector<std::string>& candidates);
+
 // `text` with every non-overlapping occurrence of `from` (non-empty), left to right, replaced by `to`.
 std::string ReplaceAll(std::string_view text, std::string_view from, std::string_view to);
 

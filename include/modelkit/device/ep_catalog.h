@@ -30,6 +30,8 @@ struct EpRow {
   std::vector<std::string> provider_option_keys;  // option keys it is known to take
   ort::AppendMethod append_method = ort::AppendMethod::kUnsupported;  // for built-ins
   std::string append_name;                                            // spelling for AppendMethod::kByName ("WebGPU")
+  // What a user can do when the EP cannot run here, added to ORT's reason (empty: nothing general to say).
+  std::string unusable_hint;
   // Plugin rows only: the library that provides the EP and the name it was registered under.
   std::optional<std::filesystem::path> plugin_library;
   std::string registration_name;

@@ -13,8 +13,10 @@
 namespace modelkit::ort {
 
 // Throws Error(code, context + ": " + ORT's message cleaned by CleanOrtMessage), with ORT's whole message as the
-// error's detail when cleaning left something out. `context` says what failed, e.g. "cannot load 'm.onnx'".
-[[noreturn]] void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context);
+// error's detail when cleaning left something out. `context` says what failed, e.g. "cannot load 'm.onnx'"; a
+// non-empty `hint` (what the user can do about it) follows after "; ".
+[[noreturn]] void ThrowOrtError(const Ort::Exception& error, ExitCode code, std::string_view context,
+                                std::string_view hint = {});
 [[noreturn]] void ThrowOrtError(const Ort::Status& status, ExitCode code, std::string_view context);
 
 // The exit code of a model that ORT failed to load: kInvalidModel when the model is at fault (invalid protobuf,

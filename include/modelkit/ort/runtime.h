@@ -19,7 +19,7 @@ inline constexpr uint32_t kRequestedApiVersion = ORT_API_VERSION < 30 ? ORT_API_
 // libonnxruntime cannot serve kRequestedApiVersion. Safe to call from any thread, any number of times.
 void EnsureApi();
 
-// The one Ort::Env of the process (logging level warning, id "modelkit"), created on first use.
+// The one Ort::Env of the process (id "modelkit"), created on first use; its log goes through ort_log.h.
 Ort::Env& SharedEnv();
 
 // Version string of the loaded runtime library, e.g. "1.30.0".

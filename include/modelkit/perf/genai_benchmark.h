@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "modelkit/generate/timings.h"
 #include "modelkit/report/genai_run.h"
 #include "modelkit/session/genai_session.h"
 
@@ -31,5 +32,14 @@ struct GenaiPerfResult {
 // request. Throws UsageError for a prompt that tokenises to nothing or does not fit the context.
 GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPerfOptions& options,
                                   const std::function<void(int, int)>& progress = {});
+
+// The load's spans of a loaded `session`, with `session_load_ns` the caller's outer clock around Load().
+report::GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t session_load_ns);
+
+// Fills the spans a generation measured itself (generator creation, prefill, first token, decode steps, stages)
+// and its counts into `sample`; the caller's own spans (template, tokenization, fetch, detokenization) stay.
+// One mapping for `perf` and `generate`, so both report the same quantities.
+void FillFromGeneration(report::GenaiRequestSample& sample, const generate::GenerationTimings& timings,
+                        int64_t prompt_tokens, int64_t generated_tokens, bool context_full);
 
 }  // namespace modelkit::perf

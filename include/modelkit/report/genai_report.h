@@ -23,6 +23,11 @@ namespace modelkit::report {
 // with no request at all. Cold start is session load plus the first warm-up request (the first timed one
 // when there was no warm-up). `memory` is present only when `memory` is given. A stage missing from a timed
 // request counts as 0 ms in that request.
+// One request's block of `requests[]` (every span in ms with 3 decimals, rates with 2, the raw ns in
+// `durations_ns`) and the `load` block: also what `generate -f json` reports, so both use the same names.
+nlohmann::ordered_json GenaiRequestJson(const GenaiRequestSample& request);
+nlohmann::ordered_json GenaiLoadJson(const GenaiLoadSample& load);
+
 nlohmann::ordered_json GenaiReportJson(const GenaiBenchmarkInfo& info, const GenaiLoadSample& load,
                                        const std::vector<GenaiRequestSample>& requests,
                                        const std::optional<GenaiMemorySample>& memory, const ReportContext& context);

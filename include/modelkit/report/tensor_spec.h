@@ -33,6 +33,8 @@ enum class ElementType : int {
 std::string_view ElementTypeName(ElementType type);
 // Bytes per element; 0 for strings and unknown types.
 size_t ElementSize(ElementType type);
+// Signed or unsigned integers of any width (not bool).
+bool IsIntegerType(ElementType type);
 
 // One dimension: a fixed size, or dynamic (no value) with its symbolic name if the model gives one.
 struct Dim {

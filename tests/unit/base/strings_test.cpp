@@ -36,5 +36,18 @@ TEST(Strings, JoinAndTrim) {
   EXPECT_EQ(Trim("   "), "");
 }
 
+TEST(Strings, ClosestMatchSuggestsOnlyNearMisses) {
+  const std::vector<std::string> eps = {"cpu", "cuda", "dml", "qnn", "simnpu", "webgpu"};
+  EXPECT_EQ(ClosestMatch("cpuu", eps), "cpu");
+  EXPECT_EQ(ClosestMatch("CPU", eps), "cpu");
+  EXPECT_EQ(ClosestMatch("simnpuu", eps), "simnpu");
+  EXPECT_EQ(ClosestMatch("webgp", eps), "webgpu");
+  EXPECT_EQ(ClosestMatch("tensorrt", eps), "") << "nothing is close";
+  EXPECT_EQ(ClosestMatch("xyz", eps), "") << "3 letters allow one edit";
+  EXPECT_EQ(ClosestMatch("--iteration", {"--iterations", "--warmup", "--duration"}), "--iterations");
+  EXPECT_EQ(ClosestMatch("", eps), "");
+  EXPECT_EQ(ClosestMatch("cpu", {}), "");
+}
+
 }  // namespace
 }  // namespace modelkit

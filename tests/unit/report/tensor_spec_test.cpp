@@ -47,6 +47,17 @@ TEST(TensorSpecTypes, NamesAndSizes) {
   EXPECT_EQ(ElementSize(static_cast<ElementType>(14)), 0u);
 }
 
+TEST(TensorSpecTypes, IntegerTypes) {
+  for (ElementType type : {ElementType::kInt8, ElementType::kUint8, ElementType::kInt16, ElementType::kUint16,
+                           ElementType::kInt32, ElementType::kUint32, ElementType::kInt64, ElementType::kUint64}) {
+    EXPECT_TRUE(IsIntegerType(type)) << ElementTypeName(type);
+  }
+  for (ElementType type : {ElementType::kFloat, ElementType::kFloat16, ElementType::kBFloat16, ElementType::kDouble,
+                           ElementType::kBool, ElementType::kString, ElementType::kUndefined}) {
+    EXPECT_FALSE(IsIntegerType(type)) << ElementTypeName(type);
+  }
+}
+
 TEST(TensorSpecTypes, EnumValuesMatchOnnx) {
   EXPECT_EQ(static_cast<int>(ElementType::kFloat), 1);
   EXPECT_EQ(static_cast<int>(ElementType::kInt64), 7);

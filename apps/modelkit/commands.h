@@ -22,5 +22,6 @@ void RegisterTokenizeCommand(CLI::App& app, CommandRunner& run);
 void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
 void RegisterGenerateCommand(CLI::App& app, CommandRunner& run);
 void RegisterCacheCommand(CLI::App& app, CommandRunner& run);
+void RegisterCompareCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

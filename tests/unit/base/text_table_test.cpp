@@ -15,6 +15,13 @@ TEST(TextTable, PadsColumnsToWidestCellAndTrimsTrailingSpace) {
             "  cuda                  no      missing library\n");
 }
 
+TEST(TextTable, WidthsCountCharactersNotBytes) {
+  TextTable table({"Time", "Next"});
+  table.AddRow({"3.81 µs", "x"});
+  table.AddRow({"12.0 ms", "y"});
+  EXPECT_EQ(table.Render(0), "Time     Next\n3.81 µs  x\n12.0 ms  y\n");
+}
+
 TEST(TextTable, MissingTrailingCellsAreBlank) {
   TextTable table({"A", "B"});
   table.AddRow({"x"});

@@ -139,8 +139,11 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->add_option("-o,--output", options->output, "Report path (default ~/.cache/modelkit/perf/<model>/<time>.json)")
       ->check(NonEmpty());
   command->add_flag("--overwrite", options->overwrite, "Replace an existing report");
-  command->add_option("-f,--format", options->format, "Console output: text or json")
-      ->transform(CLI::IsMember({"text", "json"}, CLI::ignore_case))
+  command
+      ->add_option("-f,--format", options->format,
+                   "Console output: text, json, or a table (md, csv, jsonl: one row per run, or per request of a "
+                   "bundle)")
+      ->transform(CLI::IsMember({"text", "json", "md", "csv", "jsonl"}, CLI::ignore_case))
       ->capture_default_str();
   command->add_flag("--memory,!--no-memory", onnx.memory, "Record RSS checkpoints (default on)");
   command->add_flag("--monitor", options->monitor,

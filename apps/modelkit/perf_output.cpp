@@ -8,6 +8,7 @@
 #include "modelkit/base/host_info.h"
 #include "modelkit/ort/runtime.h"
 #include "modelkit/report/onnx_report.h"
+#include "modelkit/report/table_formats.h"
 #include "version.h"
 
 namespace modelkit::app {
@@ -63,12 +64,19 @@ int EmitPerfReport(const nlohmann::ordered_json& report, const PerfCommandOption
   } else {
     WriteFileAtomically(output, content, options.overwrite);
   }
+  if (options.format == "text") {
+    std::cout << render_text(report) << "Results saved to: " << written.string() << "\n";
+    return 0;
+  }
   if (options.format == "json") {
     std::cout << report.dump(2) << "\n";
-    if (options.quiet == 0) std::cerr << "Results saved to: " << written.string() << "\n";
   } else {
-    std::cout << render_text(report) << "Results saved to: " << written.string() << "\n";
+    const report::Table table = report::ReportTable(report);
+    std::cout << (options.format == "csv"     ? report::TableCsv(table)
+                  : options.format == "jsonl" ? report::TableJsonLines(table)
+                                              : report::TableMarkdown(table));
   }
+  if (options.quiet == 0) std::cerr << "Results saved to: " << written.string() << "\n";
   return 0;
 }
 

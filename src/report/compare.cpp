@@ -1,7 +1,5 @@
 #include "modelkit/report/compare.h"
 
-#include <csv.h>
-
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -12,6 +10,7 @@
 #include "modelkit/base/text_table.h"
 #include "modelkit/report/duration_text.h"
 #include "modelkit/report/stats.h"
+#include "modelkit/report/table_formats.h"
 
 namespace modelkit::report {
 namespace {
@@ -220,19 +219,6 @@ DurationUnit TableUnit(const Comparison& comparison) {
 
 const std::vector<std::string> kHeader = {"Metric", "Baseline", "Candidate", "Delta", "Delta %", "p-value", "Verdict"};
 
-std::string CsvField(const std::string& text) {
-  std::string out(text.size() * 2 + 2, '\0');
-  out.resize(csv_write(out.data(), out.size(), text.data(), text.size()));
-  return out;
-}
-
-std::string CsvNumber(std::optional<double> value) {
-  if (!value) return "";
-  std::ostringstream out;
-  out << std::setprecision(10) << *value;
-  return out.str();
-}
-
 }  // namespace
 
 CompareResult CompareReports(const std::vector<NamedReport>& reports) {
@@ -349,18 +335,19 @@ std::string CompareMarkdown(const CompareResult& result) {
 }
 
 std::string CompareCsv(const CompareResult& result) {
-  std::ostringstream out;
-  out << "baseline,candidate,metric,unit,better,baseline_value,candidate_value,delta,delta_percent,p_value,verdict\n";
+  Table table;
+  table.columns = {"baseline",        "candidate", "metric",        "unit",    "better", "baseline_value",
+                   "candidate_value", "delta",     "delta_percent", "p_value", "verdict"};
+  auto number = [](std::optional<double> value) { return value ? ordered_json(*value) : ordered_json(nullptr); };
   for (const Comparison& comparison : result.comparisons) {
     for (const ComparedMetric& metric : comparison.metrics) {
-      out << CsvField(comparison.baseline) << "," << CsvField(comparison.candidate) << "," << CsvField(metric.name)
-          << "," << CsvField(metric.unit) << "," << (metric.better == Better::kLower ? "lower" : "higher") << ","
-          << CsvNumber(metric.baseline) << "," << CsvNumber(metric.candidate) << ","
-          << CsvNumber(metric.candidate - metric.baseline) << "," << CsvNumber(DeltaPercent(metric)) << ","
-          << CsvNumber(metric.test.p_value) << "," << CsvField(metric.verdict) << "\n";
+      table.rows.push_back({comparison.baseline, comparison.candidate, metric.name, metric.unit,
+                            metric.better == Better::kLower ? "lower" : "higher", metric.baseline, metric.candidate,
+                            metric.candidate - metric.baseline, number(DeltaPercent(metric)),
+                            number(metric.test.p_value), metric.verdict});
     }
   }
-  return out.str();
+  return TableCsv(table);
 }
 
 }  // namespace modelkit::report

@@ -57,7 +57,7 @@ TEST(CompareCli, RealReportsInEveryFormat) {
   const ProcessResult rows =
       test::RunProcess({"/usr/bin/python3", "-c",
                         "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); "
-                        "print(len(rows), rows[0]['metric'], rows[0]['baseline_value'], rows[0]['verdict'])",
+                        "print(len(rows), rows[0]['metric'], int(float(rows[0]['baseline_value'])), rows[0]['verdict'])",
                         csv_file.string()});
   ASSERT_EQ(rows.exit_code, 0) << rows.stderr_text;
   std::ostringstream expected;

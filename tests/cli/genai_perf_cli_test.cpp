@@ -6,6 +6,7 @@
 #include <atomic>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -298,6 +299,29 @@ TEST_F(GenaiPerfCliTest, FlagsThatMeanNothingForGenaiAreNamedOnce) {
   const std::string line =
       "warning: the following options are ignored with --runtime genai: --batch-size, --ep-options\n";
   EXPECT_NE(result.stderr_text.find(line), std::string::npos) << result.stderr_text;
+}
+
+// -f jsonl on a bundle: one row per timed request, with the report's own figures.
+TEST_F(GenaiPerfCliTest, TableFormatsGiveOneRowPerTimedRequest) {
+  TempDir tmp;
+  const ProcessResult result = RunModelkit({"perf", "-m", Pipeline().string(), "--iterations", "3", "--warmup", "1",
+                                            "--max-new-tokens", "4", "--ignore-eos", "--ep-catalog", kCatalog, "-f",
+                                            "jsonl", "-o", (tmp.path() / "r.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::ifstream in(tmp.path() / "r.json");
+  const Json report = Json::parse(in);
+  std::istringstream lines(result.stdout_text);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    const Json row = Json::parse(line);
+    const Json& request = report["requests"][rows + 1];  // after the warm-up request
+    EXPECT_EQ(row["request"], rows);
+    EXPECT_EQ(row["ttft_ms"], request["model_ttft_duration_ms"]);
+    EXPECT_EQ(row["decode_tokens_per_second"], request["steady_state_decode_tokens_per_second"]);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
 }
 
 // A phase longer than a second shows on a terminal with its stage and elapsed time, then the benchmark's bar with

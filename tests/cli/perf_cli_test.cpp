@@ -316,6 +316,34 @@ TEST(PerfCli, MonitorAddsResourceSamples) {
   EXPECT_GE(monitor.at("running_time_ns").get<int64_t>(), 700000000);
 }
 
+// -f csv, jsonl and md print the run as one row with the report's own figures; the report is written as always.
+TEST(PerfCli, TableFormatsPrintTheRunAsARow) {
+  test::TempDir dir;
+  const fs::path output = dir.path() / "r.json";
+  const ProcessResult csv = test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "5",
+                                               "--warmup", "1", "-f", "csv", "-o", output.string()});
+  ASSERT_EQ(csv.exit_code, 0) << csv.stderr_text;
+  const fs::path csv_file = dir.path() / "r.csv";
+  std::ofstream(csv_file) << csv.stdout_text;
+  const ProcessResult read = test::RunProcess(
+      {"/usr/bin/python3", "-c",
+       "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); print(len(rows), rows[0]['p50_ns'])",
+       csv_file.string()});
+  ASSERT_EQ(read.exit_code, 0) << read.stderr_text;
+  EXPECT_EQ(read.stdout_text, "1 " + ReadJson(output).at("latency_ns").at("p50").dump() + "\n") << csv.stdout_text;
+  EXPECT_NE(csv.stderr_text.find("Results saved to: " + output.string()), std::string::npos) << csv.stderr_text;
+
+  const ProcessResult jsonl = test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "5",
+                                                 "-f", "jsonl", "-o", (dir.path() / "j.json").string()});
+  ASSERT_EQ(jsonl.exit_code, 0) << jsonl.stderr_text;
+  EXPECT_EQ(json::parse(jsonl.stdout_text).at("iterations"), 5);
+
+  const ProcessResult md = test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--iterations", "5", "-f",
+                                              "md", "-o", (dir.path() / "m.json").string()});
+  ASSERT_EQ(md.exit_code, 0) << md.stderr_text;
+  EXPECT_EQ(md.stdout_text.rfind("| model | ep | device | batch | iterations | mean_ns |", 0), 0u) << md.stdout_text;
+}
+
 // The progress bar is drawn on a terminal only: under a pseudo-terminal (util-linux `script`) it appears.
 TEST(PerfCli, ProgressBarOnlyOnATerminal) {
   test::TempDir dir;

@@ -22,6 +22,8 @@ packages=(
   libpcre2-dev libutf8proc-dev libsimdjson-dev unicode-data wamerican bzip2 python3-jinja2
   # `modelkit compare`: ALGLIB's Mann-Whitney U test and libcsv; scipy is the tests' independent reference
   libalglib-dev libcsv-dev python3-scipy
+  # the HTML report is checked in a real browser (headless, networking off)
+  chromium
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
   libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0
   libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 libexpat1 libelf1 zlib1g

@@ -8,30 +8,20 @@
 #include "commands.h"
 #include "flag_checks.h"
 #include "modelkit/base/error.h"
-#include "modelkit/base/files.h"
 #include "modelkit/report/compare.h"
+#include "report_files.h"
 
 namespace modelkit::app {
 namespace {
-
-// Raw samples of a million-iteration run take some tens of MB; this bounds what is not a report at all.
-constexpr size_t kMaxReportBytes = size_t{256} << 20;
 
 struct CompareFlags {
   std::vector<std::string> reports;
   std::string format = "text";
 };
 
-report::NamedReport ReadReport(const std::string& path) {
-  const std::string text = ReadTextFile(path, "report", kMaxReportBytes);
-  nlohmann::ordered_json json = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) throw UsageError("report '" + path + "' is not valid JSON");
-  return {path, std::move(json)};
-}
-
 int RunCompare(const CompareFlags& flags) {
   std::vector<report::NamedReport> reports;
-  for (const std::string& path : flags.reports) reports.push_back(ReadReport(path));
+  for (const std::string& path : flags.reports) reports.push_back(ReadReportFile(path));
   const report::CompareResult result = report::CompareReports(reports);
   for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
   if (flags.format == "json") {

@@ -141,9 +141,9 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
   command->add_flag("--overwrite", options->overwrite, "Replace an existing report");
   command
       ->add_option("-f,--format", options->format,
-                   "Console output: text, json, or a table (md, csv, jsonl: one row per run, or per request of a "
-                   "bundle)")
-      ->transform(CLI::IsMember({"text", "json", "md", "csv", "jsonl"}, CLI::ignore_case))
+                   "Console output: text, json, html (a self-contained page), or a table (md, csv, jsonl: one row per "
+                   "run, or per request of a bundle)")
+      ->transform(CLI::IsMember({"text", "json", "md", "csv", "jsonl", "html"}, CLI::ignore_case))
       ->capture_default_str();
   command->add_flag("--memory,!--no-memory", onnx.memory, "Record RSS checkpoints (default on)");
   command->add_flag("--monitor", options->monitor,

@@ -23,5 +23,6 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run);
 void RegisterGenerateCommand(CLI::App& app, CommandRunner& run);
 void RegisterCacheCommand(CLI::App& app, CommandRunner& run);
 void RegisterCompareCommand(CLI::App& app, CommandRunner& run);
+void RegisterReportCommand(CLI::App& app, CommandRunner& run);
 
 }  // namespace modelkit::app

@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
   modelkit::app::RegisterGenerateCommand(app, run);
   modelkit::app::RegisterCacheCommand(app, run);
   modelkit::app::RegisterCompareCommand(app, run);
+  modelkit::app::RegisterReportCommand(app, run);
 
   // CLI11 would report an unknown first word only as "a subcommand is required"; name it instead.
   std::vector<std::string> names;

@@ -7,6 +7,7 @@
 #include "modelkit/base/error.h"
 #include "modelkit/base/host_info.h"
 #include "modelkit/ort/runtime.h"
+#include "modelkit/report/html_report.h"
 #include "modelkit/report/onnx_report.h"
 #include "modelkit/report/table_formats.h"
 #include "version.h"
@@ -70,6 +71,8 @@ int EmitPerfReport(const nlohmann::ordered_json& report, const PerfCommandOption
   }
   if (options.format == "json") {
     std::cout << report.dump(2) << "\n";
+  } else if (options.format == "html") {
+    std::cout << report::HtmlReport({{written.string(), report}});
   } else {
     const report::Table table = report::ReportTable(report);
     std::cout << (options.format == "csv"     ? report::TableCsv(table)

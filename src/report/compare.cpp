@@ -217,8 +217,6 @@ DurationUnit TableUnit(const Comparison& comparison) {
   return UnitForTable(durations);
 }
 
-const std::vector<std::string> kHeader = {"Metric", "Baseline", "Candidate", "Delta", "Delta %", "p-value", "Verdict"};
-
 }  // namespace
 
 CompareResult CompareReports(const std::vector<NamedReport>& reports) {
@@ -265,6 +263,17 @@ CompareResult CompareReports(const std::vector<NamedReport>& reports) {
   return result;
 }
 
+std::vector<std::string> CompareHeader() {
+  return {"Metric", "Baseline", "Candidate", "Delta", "Delta %", "p-value", "Verdict"};
+}
+
+std::vector<std::vector<std::string>> CompareRows(const Comparison& comparison) {
+  const DurationUnit unit = TableUnit(comparison);
+  std::vector<std::vector<std::string>> rows;
+  for (const ComparedMetric& metric : comparison.metrics) rows.push_back(Cells(metric, unit));
+  return rows;
+}
+
 ordered_json CompareJson(const CompareResult& result) {
   ordered_json comparisons = ordered_json::array();
   for (const Comparison& comparison : result.comparisons) {
@@ -304,9 +313,8 @@ std::string CompareText(const CompareResult& result) {
     const Comparison& comparison = result.comparisons[i];
     if (i > 0) out << "\n";
     out << "Baseline:  " << comparison.baseline << "\nCandidate: " << comparison.candidate << "\n\n";
-    TextTable table(kHeader);
-    const DurationUnit unit = TableUnit(comparison);
-    for (const ComparedMetric& metric : comparison.metrics) table.AddRow(Cells(metric, unit));
+    TextTable table(CompareHeader());
+    for (std::vector<std::string>& row : CompareRows(comparison)) table.AddRow(std::move(row));
     out << table.Render();
   }
   out << "\nVerdict: a two-sided Mann-Whitney U test over the samples behind each figure (it judges medians and "
@@ -326,10 +334,9 @@ std::string CompareMarkdown(const CompareResult& result) {
     const Comparison& comparison = result.comparisons[i];
     if (i > 0) out << "\n";
     out << "**" << comparison.candidate << "** against **" << comparison.baseline << "**\n\n";
-    row(kHeader);
+    row(CompareHeader());
     out << "|---|---:|---:|---:|---:|---:|---|\n";
-    const DurationUnit unit = TableUnit(comparison);
-    for (const ComparedMetric& metric : comparison.metrics) row(Cells(metric, unit));
+    for (const std::vector<std::string>& cells : CompareRows(comparison)) row(cells);
   }
   return out.str();
 }

@@ -5,12 +5,14 @@
 
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "modelkit/builder/bundle_builder.h"
+#include "support/browser.h"
 #include "support/build_fixtures.h"
 #include "support/cli.h"
 #include "support/lavapipe.h"
@@ -322,6 +324,28 @@ TEST_F(GenaiPerfCliTest, TableFormatsGiveOneRowPerTimedRequest) {
     ++rows;
   }
   EXPECT_EQ(rows, 3);
+}
+
+// -f html on a bundle, as chromium sees it: the TTFT and decode-rate distributions of the timed requests, a decode
+// timeline per request and the stages' prompt/token bars.
+TEST_F(GenaiPerfCliTest, HtmlPageShowsEveryRequestAndStage) {
+  TempDir tmp;
+  const ProcessResult result = RunModelkit({"perf", "-m", Pipeline().string(), "--iterations", "3", "--warmup", "1",
+                                            "--max-new-tokens", "5", "--ignore-eos", "--ep-catalog", kCatalog, "-f",
+                                            "html", "-o", (tmp.path() / "r.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::ofstream(tmp.path() / "r.html") << result.stdout_text;
+  const Json census = BrowserCensus(tmp.path() / "r.html");
+  ASSERT_TRUE(census.is_object());
+  std::map<std::string, Json> figures;
+  for (const Json& figure : census["figures"]) figures[figure["caption"].get<std::string>()] = figure;
+  EXPECT_EQ(figures["Time to first token"]["bar_counts"], 3);
+  EXPECT_EQ(figures["Decode rate"]["bar_counts"], 3);
+  EXPECT_EQ(figures["Decode step time per token"]["series"], 3) << "one line per timed request";
+  EXPECT_EQ(figures["Decode step time per token"]["table_rows"], 3 * 4) << "4 decode steps after the first token";
+  EXPECT_EQ(figures["Time per stage and generation (prompt | token)"]["table_rows"], 4)
+      << "embeddings, ctx, iter, lm_head";
+  EXPECT_EQ(census["external"], Json::array());
 }
 
 // A phase longer than a second shows on a terminal with its stage and elapsed time, then the benchmark's bar with

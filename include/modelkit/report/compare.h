@@ -51,6 +51,11 @@ struct NamedReport {
 // one that lacks what is compared (naming the report and the field).
 CompareResult CompareReports(const std::vector<NamedReport>& reports);
 
+// The header and the rows of one comparison's table as text, markdown and HTML show them: durations in one unit
+// per table, three significant digits, signed deltas.
+std::vector<std::string> CompareHeader();
+std::vector<std::vector<std::string>> CompareRows(const Comparison& comparison);
+
 nlohmann::ordered_json CompareJson(const CompareResult& result);
 std::string CompareText(const CompareResult& result);      // aligned tables, one per candidate
 std::string CompareMarkdown(const CompareResult& result);  // the same tables as GitHub markdown

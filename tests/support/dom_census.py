@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Counts what a browser's DOM of a modelkit HTML report holds, per chart: reads the DOM (chromium --dump-dom) on
+stdin and prints JSON: {"figures": [{"caption", "svg_title", "bars", "bar_counts", "points", "series", "markers",
+"table_rows"}], "comparison_rows": N, "external": [every src/href/xlink:href value]}."""
+import html.parser
+import json
+import sys
+
+
+class Census(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.figures = []
+        self.external = []
+        self.comparison_rows = 0
+        self.stack = []  # open element names
+        self.in_comparison = False
+        self.text_target = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        for name in ("src", "href", "xlink:href"):
+            if name in attributes:
+                self.external.append(attributes[name])
+        if tag == "figure":
+            self.figures.append({"caption": "", "svg_title": "", "bars": 0, "bar_counts": 0, "points": 0,
+                                 "series": 0, "markers": 0, "table_rows": 0})
+        figure = self.figures[-1] if self.figures and "figure" in self.stack + [tag] else None
+        if figure is not None:
+            if tag == "rect" and "bar" in classes:
+                figure["bars"] += 1
+                figure["bar_counts"] += int(attributes.get("data-count", "0"))
+            if tag == "circle" and "point" in classes:
+                figure["points"] += 1
+            if tag == "polyline" and "series" in classes:
+                figure["series"] += 1
+            if tag == "line" and "marker" in classes:
+                figure["markers"] += 1
+            if tag == "tr" and "tbody" in self.stack:
+                figure["table_rows"] += 1
+            if tag == "figcaption":
+                self.text_target = (figure, "caption")
+            if tag == "title" and self.stack and self.stack[-1] == "svg":
+                self.text_target = (figure, "svg_title")
+        if tag == "table" and "comparison" in classes:
+            self.in_comparison = True
+        if tag == "tr" and self.in_comparison and "tbody" in self.stack:
+            self.comparison_rows += 1
+        if tag not in ("meta", "br", "img", "link", "input", "hr"):  # HTML's void elements have no end tag
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.in_comparison = False
+        if tag in ("figcaption", "title"):
+            self.text_target = None
+        if tag in self.stack:
+            while self.stack and self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if self.text_target is not None:
+            figure, key = self.text_target
+            figure[key] += data
+
+
+census = Census()
+census.feed(sys.stdin.read())
+print(json.dumps({"figures": census.figures, "comparison_rows": census.comparison_rows,
+                  "external": census.external}))

@@ -27,9 +27,9 @@ namespace fs = std::filesystem;
 // The flags that shape a genai run only, as typed; a single ONNX model has no prompt to feed or tokens to generate.
 std::vector<std::string> GenaiOnlyFlags(const CLI::App& command) {
   std::vector<std::string> given;
-  for (const char* flag :
-       {"--prompt", "--prompt-file", "--prompt-ids", "--apply-template", "--no-apply-template", "--max-new-tokens",
-        "--ignore-eos", "--compile", "--compile-timeout", "--layout", "--precision", "--window", "--rebuild"}) {
+  for (const char* flag : {"--prompt", "--prompt-file", "--prompt-ids", "--apply-template", "--no-apply-template",
+                           "--max-new-tokens", "--ignore-eos", "--prompt-tokens", "--gen-tokens", "--compile",
+                           "--compile-timeout", "--layout", "--precision", "--window", "--rebuild"}) {
     if (command.count(flag) > 0) given.push_back(flag);
   }
   return given;
@@ -170,6 +170,11 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->check(CLI::Range(static_cast<int64_t>(1), static_cast<int64_t>(1) << 30))
       ->capture_default_str();
   command->add_flag("--ignore-eos", genai.ignore_eos, "Generate exactly --max-new-tokens per request (genai)");
+  command->add_option("--prompt-tokens", genai_flags.prompt_tokens,
+                      "Sweep: comma-separated prompt lengths in tokens, e.g. 128,512,2048 (genai; synthetic prompts)");
+  command->add_option("--gen-tokens", genai_flags.gen_tokens,
+                      "Sweep: comma-separated generation lengths, e.g. 32,128 (genai; each cell generates exactly that "
+                      "many)");
   genai_flags.compile.Bind(*command);
   genai_flags.checkpoint.Bind(*command);
   options->ep_flags.Bind(*command);

@@ -20,6 +20,8 @@ namespace modelkit::app {
 struct GenaiPerfFlags {
   std::string prompt_file;
   std::string prompt_ids;       // --prompt-ids, comma-separated
+  std::string prompt_tokens;    // --prompt-tokens: a sweep's prompt lengths, comma-separated
+  std::string gen_tokens;       // --gen-tokens: a sweep's generation lengths, comma-separated
   bool apply_template = false;  // neither flag: apply when the bundle has a chat template
   bool no_apply_template = false;
   GenaiCompileFlags compile;

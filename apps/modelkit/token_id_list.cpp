@@ -29,4 +29,24 @@ std::vector<int32_t> ParseTokenIdList(std::string_view text, std::string_view fl
   return ids;
 }
 
+std::vector<int64_t> ParseCountList(std::string_view text, std::string_view flag, int64_t min, int64_t max) {
+  std::vector<int64_t> counts;
+  for (const std::string& item : Split(text, ',')) {
+    const std::string trimmed = Trim(item);
+    size_t used = 0;
+    long long value = min - 1;
+    try {
+      value = std::stoll(trimmed, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (trimmed.empty() || used != trimmed.size() || value < min || value > max) {
+      throw UsageError(std::string(flag) + " expects comma-separated whole numbers from " + std::to_string(min) +
+                       " to " + std::to_string(max) + " like 128,512; '" + trimmed + "' is not one");
+    }
+    counts.push_back(value);
+  }
+  return counts;
+}
+
 }  // namespace modelkit::app

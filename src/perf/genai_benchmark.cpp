@@ -1,5 +1,7 @@
 #include "modelkit/perf/genai_benchmark.h"
 
+#include <algorithm>
+
 #include "modelkit/base/error.h"
 #include "modelkit/base/phase.h"
 #include "modelkit/generate/generator.h"
@@ -112,6 +114,23 @@ GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t sessi
   load.tokenizer_create_ns = native.tokenizer_ns;
   load.stage_session_ns = native.session_ns;
   return load;
+}
+
+std::vector<int32_t> SyntheticPromptIds(const generate::Model& model, int64_t count) {
+  std::vector<int32_t> pool;
+  if (const tokenizer::Tokenizer* tokenizer = model.tokenizer()) {
+    for (int32_t id : tokenizer->Encode(report::kDefaultGenaiPrompt)) {
+      if (!tokenizer->IsSpecial(id)) pool.push_back(id);
+    }
+  }
+  if (pool.empty()) {
+    const int64_t vocab = std::max<int64_t>(model.config().vocab_size, 101);
+    for (int64_t id = 100; id < std::min<int64_t>(vocab, 1100); ++id) pool.push_back(static_cast<int32_t>(id));
+  }
+  std::vector<int32_t> ids;
+  ids.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) ids.push_back(pool[static_cast<size_t>(i) % pool.size()]);
+  return ids;
 }
 
 void FillFromGeneration(GenaiRequestSample& sample, const generate::GenerationTimings& timings, int64_t prompt_tokens,

@@ -51,6 +51,11 @@ std::string RuntimeOf(const NamedReport& named) {
   if (!runtime.is_string() || (runtime != "onnx" && runtime != "genai")) {
     Malformed(named.name, "$.benchmark_info.runtime is neither \"onnx\" nor \"genai\"");
   }
+  if (named.report.contains("sweep")) {
+    throw UsageError(named.name +
+                     " is a sweep (--prompt-tokens/--gen-tokens); compare reports of single runs, or "
+                     "put sweeps side by side with 'modelkit report'");
+  }
   return runtime.get<std::string>();
 }
 

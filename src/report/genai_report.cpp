@@ -491,4 +491,72 @@ std::string GenaiReportText(const ordered_json& report) {
   return out.str();
 }
 
+ordered_json GenaiSweepJson(const GenaiBenchmarkInfo& info, const GenaiLoadSample& load,
+                            const std::vector<GenaiSweepCell>& cells, const std::optional<GenaiMemorySample>& memory,
+                            const ReportContext& context) {
+  ordered_json report = GenaiReportJson(info, load, {}, memory, context);
+  ordered_json prompt_lengths = ordered_json::array();
+  ordered_json gen_lengths = ordered_json::array();
+  ordered_json sweep = ordered_json::array();
+  for (const GenaiSweepCell& cell : cells) {
+    if (std::find(prompt_lengths.begin(), prompt_lengths.end(), cell.prompt_tokens) == prompt_lengths.end()) {
+      prompt_lengths.push_back(cell.prompt_tokens);
+    }
+    if (std::find(gen_lengths.begin(), gen_lengths.end(), cell.gen_tokens) == gen_lengths.end()) {
+      gen_lengths.push_back(cell.gen_tokens);
+    }
+    ordered_json one = GenaiReportJson(info, load, cell.requests, std::nullopt, context);
+    const ordered_json& aggregate = one.at("aggregate");
+    sweep.push_back({{"prompt_tokens", cell.prompt_tokens},
+                     {"gen_tokens", cell.gen_tokens},
+                     {"pp_tokens_per_second", aggregate.at("prefill_tokens_per_second").at("mean")},
+                     {"tg_tokens_per_second", aggregate.at("steady_state_decode_tokens_per_second").at("mean")},
+                     {"ttft_ms", aggregate.at("model_ttft_duration_ms").at("mean")},
+                     {"requests", std::move(one.at("requests"))},
+                     {"aggregate", aggregate}});
+  }
+  ordered_json& block = report.at("benchmark_info");
+  block["prompt_tokens"] = nullptr;
+  block["generated_tokens"] = nullptr;
+  block["sweep"] = {{"prompt_tokens", prompt_lengths}, {"gen_tokens", gen_lengths}};
+  report.erase("requests");
+  report.erase("aggregate");
+  // After the run's blocks, before placement: where requests and aggregate stand in a single run's report.
+  ordered_json ordered;
+  for (auto& [key, value] : report.items()) {
+    if (key == "placement") ordered["sweep"] = sweep;
+    ordered[key] = value;
+  }
+  return ordered;
+}
+
+bool IsSweepReport(const ordered_json& report) { return report.contains("sweep") && report.at("sweep").is_array(); }
+
+std::string GenaiSweepText(const ordered_json& report) {
+  const ordered_json& info = report.at("benchmark_info");
+  std::ostringstream out;
+  out << "Runtime: " << info.at("runtime").get<std::string>() << " (sweep)\n";
+  out << "Device: " << DeviceText(info, report.value("placement", ordered_json::array())) << "\n";
+  out << "Bundle: " << info.at("bundle_dir").get<std::string>() << "\n";
+  if (report.contains("placement") && !report.at("placement").empty()) {
+    out << "Placement:\n";
+    for (const ordered_json& stage : report.at("placement")) out << "  " << PlacementLine(stage) << "\n";
+  }
+  std::vector<double> ttft_ns;
+  for (const ordered_json& cell : report.at("sweep")) {
+    if (cell.at("ttft_ms").is_number()) ttft_ns.push_back(cell.at("ttft_ms").get<double>() * 1e6);
+  }
+  const DurationUnit unit = UnitForTable(ttft_ns);
+  out << "\nSweep (means over each cell's timed requests; synthetic prompts, --ignore-eos)\n";
+  TextTable table({"Prompt", "Gen", "pp tokens/s", "tg tokens/s", "TTFT (" + std::string(unit.symbol) + ")"});
+  auto rate = [](const ordered_json& value) { return value.is_null() ? "-" : SignificantText(value.get<double>()); };
+  for (const ordered_json& cell : report.at("sweep")) {
+    table.AddRow({cell.at("prompt_tokens").dump(), cell.at("gen_tokens").dump(), rate(cell.at("pp_tokens_per_second")),
+                  rate(cell.at("tg_tokens_per_second")), DurationCell(NsOfMs(cell.at("ttft_ms")), unit)});
+  }
+  out << table.Render();
+  out << HostAtStartText(report);
+  return out.str();
+}
+
 }  // namespace modelkit::report

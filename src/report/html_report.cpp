@@ -1,5 +1,6 @@
 #include "modelkit/report/html_report.h"
 
+#include <map>
 #include <sstream>
 
 #include "modelkit/base/error.h"
@@ -99,10 +100,15 @@ std::string ContextHtml(const NamedReport& named, const std::string& runtime) {
     item("Device / EP", Text(At(report, "/benchmark_info/device")) + " -> " +
                             Text(At(report, "/benchmark_info/effective_device")) + " (" +
                             Text(At(report, "/benchmark_info/ep")) + ")");
-    item("Prompt / generated", Text(At(report, "/benchmark_info/prompt_tokens")) + " / " +
-                                   Text(At(report, "/benchmark_info/generated_tokens")) + " tokens");
-    item("Requests", Text(At(report, "/aggregate/timed_request_count")) + " timed, " +
-                         Text(At(report, "/aggregate/warmup_request_count")) + " warm-up");
+    if (report.contains("sweep")) {
+      item("Sweep", "prompt " + Text(At(report, "/benchmark_info/sweep/prompt_tokens")) + " x gen " +
+                        Text(At(report, "/benchmark_info/sweep/gen_tokens")) + " tokens, synthetic prompts");
+    } else {
+      item("Prompt / generated", Text(At(report, "/benchmark_info/prompt_tokens")) + " / " +
+                                     Text(At(report, "/benchmark_info/generated_tokens")) + " tokens");
+      item("Requests", Text(At(report, "/aggregate/timed_request_count")) + " timed, " +
+                           Text(At(report, "/aggregate/warmup_request_count")) + " warm-up");
+    }
   }
   for (const ordered_json& session : At(report, "/placement")) item("Placement", PlacementLine(session));
   item("Host", Text(At(report, "/host/cpu_model")) + ", " + Text(At(report, "/host/logical_cores")) +
@@ -150,7 +156,34 @@ std::string OnnxCharts(const NamedReport& named) {
   return html;
 }
 
+// Rates against prompt length, a line per generation length (llama-bench's pp and tg).
+std::string SweepCharts(const NamedReport& named) {
+  std::map<int64_t, ChartSeries> pp;
+  std::map<int64_t, ChartSeries> tg;
+  for (const ordered_json& cell : At(named.report, "/sweep")) {
+    const int64_t gen = cell.value("gen_tokens", int64_t{0});
+    const double prompt = cell.value("prompt_tokens", 0.0);
+    pp[gen].name = tg[gen].name = "gen " + std::to_string(gen);
+    if (cell.at("pp_tokens_per_second").is_number()) {
+      pp[gen].points.push_back({prompt, cell.at("pp_tokens_per_second").get<double>()});
+    }
+    if (cell.at("tg_tokens_per_second").is_number()) {
+      tg[gen].points.push_back({prompt, cell.at("tg_tokens_per_second").get<double>()});
+    }
+  }
+  auto values = [](const std::map<int64_t, ChartSeries>& by_gen) {
+    std::vector<ChartSeries> series;
+    for (const auto& [gen, s] : by_gen) series.push_back(s);
+    return series;
+  };
+  return SvgLineChart("Prompt processing rate by prompt length", values(pp), Axis{"prompt (tokens)"},
+                      Axis{"pp (tokens/s)"}) +
+         SvgLineChart("Token generation rate by prompt length", values(tg), Axis{"prompt (tokens)"},
+                      Axis{"tg (tokens/s)"});
+}
+
 std::string GenaiCharts(const NamedReport& named) {
+  if (named.report.contains("sweep")) return SweepCharts(named);
   const std::vector<const ordered_json*> timed = TimedRequests(named.report);
   if (timed.empty()) return "<p>No timed requests.</p>\n";
   std::vector<double> ttft_ns;
@@ -253,7 +286,9 @@ std::string HtmlReport(const std::vector<NamedReport>& reports) {
       << "<h1>modelkit perf report</h1>\n";
   const bool same_runtime = std::all_of(runtimes.begin(), runtimes.end(),
                                         [&](const std::string& runtime) { return runtime == runtimes.front(); });
-  if (reports.size() > 1 && same_runtime) out << ComparisonHtml(reports, runtimes.front());
+  const bool any_sweep = std::any_of(reports.begin(), reports.end(),
+                                     [](const NamedReport& named) { return named.report.contains("sweep"); });
+  if (reports.size() > 1 && same_runtime && !any_sweep) out << ComparisonHtml(reports, runtimes.front());
   for (size_t i = 0; i < reports.size(); ++i) {
     out << "<section class=\"run\" id=\"run-" << i + 1 << "\">\n<h2>" << HtmlEscape(reports[i].name) << "</h2>\n"
         << ContextHtml(reports[i], runtimes[i])

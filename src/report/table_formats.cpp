@@ -35,6 +35,22 @@ Table OnnxTable(const ordered_json& report) {
   return table;
 }
 
+Table SweepTable(const ordered_json& report) {
+  Table table;
+  table.columns = {
+      "bundle",  "ep",      "device", "prompt_tokens", "gen_tokens", "pp_tokens_per_second", "tg_tokens_per_second",
+      "ttft_ms", "requests"};
+  for (const ordered_json& cell : At(report, "/sweep")) {
+    size_t timed = 0;
+    for (const ordered_json& request : At(cell, "/requests")) timed += request.value("kind", "") == "timed";
+    table.rows.push_back({At(report, "/benchmark_info/bundle_dir"), At(report, "/benchmark_info/ep"),
+                          At(report, "/benchmark_info/effective_device"), At(cell, "/prompt_tokens"),
+                          At(cell, "/gen_tokens"), At(cell, "/pp_tokens_per_second"), At(cell, "/tg_tokens_per_second"),
+                          At(cell, "/ttft_ms"), timed});
+  }
+  return table;
+}
+
 Table GenaiTable(const ordered_json& report) {
   Table table;
   table.columns = {"bundle",
@@ -78,7 +94,8 @@ std::string MarkdownCell(const ordered_json& value) {
 }  // namespace
 
 Table ReportTable(const ordered_json& report) {
-  return At(report, "/benchmark_info/runtime") == "genai" ? GenaiTable(report) : OnnxTable(report);
+  if (At(report, "/benchmark_info/runtime") != "genai") return OnnxTable(report);
+  return report.contains("sweep") ? SweepTable(report) : GenaiTable(report);
 }
 
 std::string CsvQuoted(const std::string& text) {

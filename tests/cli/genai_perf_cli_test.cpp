@@ -7,8 +7,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "modelkit/builder/bundle_builder.h"
@@ -306,9 +306,9 @@ TEST_F(GenaiPerfCliTest, FlagsThatMeanNothingForGenaiAreNamedOnce) {
 // -f jsonl on a bundle: one row per timed request, with the report's own figures.
 TEST_F(GenaiPerfCliTest, TableFormatsGiveOneRowPerTimedRequest) {
   TempDir tmp;
-  const ProcessResult result = RunModelkit({"perf", "-m", Pipeline().string(), "--iterations", "3", "--warmup", "1",
-                                            "--max-new-tokens", "4", "--ignore-eos", "--ep-catalog", kCatalog, "-f",
-                                            "jsonl", "-o", (tmp.path() / "r.json").string()});
+  const ProcessResult result =
+      RunModelkit({"perf", "-m", Pipeline().string(), "--iterations", "3", "--warmup", "1", "--max-new-tokens", "4",
+                   "--ignore-eos", "--ep-catalog", kCatalog, "-f", "jsonl", "-o", (tmp.path() / "r.json").string()});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   std::ifstream in(tmp.path() / "r.json");
   const Json report = Json::parse(in);
@@ -330,9 +330,9 @@ TEST_F(GenaiPerfCliTest, TableFormatsGiveOneRowPerTimedRequest) {
 // timeline per request and the stages' prompt/token bars.
 TEST_F(GenaiPerfCliTest, HtmlPageShowsEveryRequestAndStage) {
   TempDir tmp;
-  const ProcessResult result = RunModelkit({"perf", "-m", Pipeline().string(), "--iterations", "3", "--warmup", "1",
-                                            "--max-new-tokens", "5", "--ignore-eos", "--ep-catalog", kCatalog, "-f",
-                                            "html", "-o", (tmp.path() / "r.json").string()});
+  const ProcessResult result =
+      RunModelkit({"perf", "-m", Pipeline().string(), "--iterations", "3", "--warmup", "1", "--max-new-tokens", "5",
+                   "--ignore-eos", "--ep-catalog", kCatalog, "-f", "html", "-o", (tmp.path() / "r.json").string()});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   std::ofstream(tmp.path() / "r.html") << result.stdout_text;
   const Json census = BrowserCensus(tmp.path() / "r.html");
@@ -346,6 +346,52 @@ TEST_F(GenaiPerfCliTest, HtmlPageShowsEveryRequestAndStage) {
   EXPECT_EQ(figures["Time per stage and generation (prompt | token)"]["table_rows"], 4)
       << "embeddings, ctx, iter, lm_head";
   EXPECT_EQ(census["external"], Json::array());
+}
+
+// --prompt-tokens x --gen-tokens: every cell feeds a prompt of exactly that many tokens and generates exactly that
+// many, after one warm-up; its rates are the means of its timed requests'; the page plots them.
+TEST_F(GenaiPerfCliTest, SweepRunsEveryCellAtItsExactLengths) {
+  TempDir tmp;
+  const ProcessResult result =
+      RunModelkit({"perf", "-m", Pipeline().string(), "--prompt-tokens", "8,20", "--gen-tokens", "3,6", "--iterations",
+                   "2", "--ep-catalog", kCatalog, "-f", "json", "-o", (tmp.path() / "s.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const Json report = Json::parse(result.stdout_text);
+  EXPECT_EQ(report["benchmark_info"]["sweep"], Json::parse(R"({"prompt_tokens": [8, 20], "gen_tokens": [3, 6]})"));
+  ASSERT_EQ(report["sweep"].size(), 4u);
+  const std::vector<std::pair<int, int>> cells = {{8, 3}, {8, 6}, {20, 3}, {20, 6}};
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const Json& cell = report["sweep"][i];
+    EXPECT_EQ(cell["prompt_tokens"], cells[i].first);
+    EXPECT_EQ(cell["gen_tokens"], cells[i].second);
+    ASSERT_EQ(cell["requests"].size(), 3u) << "one warm-up and two timed requests";
+    EXPECT_EQ(cell["requests"][0]["kind"], "warmup");
+    double prefill_rates = 0;
+    for (size_t r = 1; r < 3; ++r) {
+      const Json& request = cell["requests"][r];
+      EXPECT_EQ(request["prompt_tokens"], cells[i].first);
+      EXPECT_EQ(request["generated_tokens"], cells[i].second) << "--ignore-eos: exactly the asked length";
+      prefill_rates += request["prefill_tokens_per_second"].get<double>();
+    }
+    EXPECT_NEAR(cell["pp_tokens_per_second"].get<double>(), prefill_rates / 2, 0.01 + prefill_rates * 1e-4);
+  }
+  std::ofstream(tmp.path() / "s.html") << RunModelkit({"report", (tmp.path() / "s.json").string()}).stdout_text;
+  const Json census = BrowserCensus(tmp.path() / "s.html");
+  ASSERT_TRUE(census.is_object());
+  for (const Json& figure : census["figures"]) {
+    EXPECT_EQ(figure["series"], 2) << figure.dump() << ": a line per generation length";
+    EXPECT_EQ(figure["points"], 4) << figure.dump();
+  }
+  EXPECT_EQ(census["figures"].size(), 2u);
+
+  // A cell beyond the context (64 positions), or a prompt given as well: exit 2 before anything runs.
+  ExpectErrorLine(RunModelkit({"perf", "-m", Pipeline().string(), "--prompt-tokens", "60", "--gen-tokens", "8",
+                               "--ep-catalog", kCatalog, "-o", (tmp.path() / "x.json").string()}),
+                  2, "needs 68 positions; the bundle's context has 64");
+  ExpectErrorLine(RunModelkit({"perf", "-m", Pipeline().string(), "--prompt-tokens", "8", "--prompt", "hi",
+                               "--ep-catalog", kCatalog, "-o", (tmp.path() / "y.json").string()}),
+                  2, "--prompt cannot be combined with --prompt-tokens");
+  EXPECT_FALSE(fs::exists(tmp.path() / "x.json"));
 }
 
 // A phase longer than a second shows on a terminal with its stage and elapsed time, then the benchmark's bar with

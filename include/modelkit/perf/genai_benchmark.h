@@ -33,6 +33,11 @@ struct GenaiPerfResult {
 GenaiPerfResult RunGenaiBenchmark(session::GenaiSession& session, const GenaiPerfOptions& options,
                                   const std::function<void(int, int)>& progress = {});
 
+// A prompt of exactly `count` ordinary tokens, as sweeps feed it: the default prompt's text encoded by the bundle's
+// tokenizer (special tokens left out) and repeated; without a tokenizer, ids counting up from 100 within the
+// vocabulary. The same for every run of the same bundle, so sweeps of two runs compare.
+std::vector<int32_t> SyntheticPromptIds(const generate::Model& model, int64_t count);
+
 // The load's spans of a loaded `session`, with `session_load_ns` the caller's outer clock around Load().
 report::GenaiLoadSample LoadSampleOf(const session::GenaiSession& session, int64_t session_load_ns);
 

@@ -1,6 +1,6 @@
 // Tables in the formats other tools read: CSV (RFC 4180 quoting, by libcsv), JSON Lines and GitHub markdown, and a
 // perf report as such a table (`perf -f csv|jsonl|md`): an ONNX run as one row, a genai run as one row per timed
-// request.
+// request, a sweep as one row per cell.
 #pragma once
 
 #include <string>

@@ -650,5 +650,30 @@ TEST(GenaiReportJson, WindowedLayoutAndContextFull) {
   EXPECT_EQ(plain_text.find("Stopped at the end"), std::string::npos);
 }
 
+// A sweep report: the run's blocks, a cell per (prompt, gen) with the means of its timed requests, and its table.
+TEST(GenaiSweep, CellsCarryTheirRatesAndRequests) {
+  GenaiSweepCell small{10, 4, {Warmup(0, 99), Simple(), Simple()}};
+  GenaiSweepCell large{20, 4, {Warmup(0, 99), Simple()}};
+  large.requests[1].prompt_tokens = 20;  // prefill 20 tokens in 20 ms: 1000 tokens/s
+  const ordered_json report = GenaiSweepJson(Info(), Load(), {small, large}, std::nullopt, Context());
+  EXPECT_TRUE(IsSweepReport(report));
+  EXPECT_FALSE(report.contains("requests"));
+  EXPECT_FALSE(report.contains("aggregate"));
+  EXPECT_EQ(report["benchmark_info"]["sweep"],
+            ordered_json::parse(R"({"prompt_tokens": [10, 20], "gen_tokens": [4]})"));
+  ASSERT_EQ(report["sweep"].size(), 2u);
+  EXPECT_DOUBLE_EQ(Num(report["sweep"][0]["pp_tokens_per_second"]), 500.0);  // 10 tokens / 20 ms
+  EXPECT_DOUBLE_EQ(Num(report["sweep"][1]["pp_tokens_per_second"]), 1000.0);
+  EXPECT_DOUBLE_EQ(Num(report["sweep"][0]["tg_tokens_per_second"]), 200.0);  // 3 steps / 15 ms
+  EXPECT_DOUBLE_EQ(Num(report["sweep"][0]["ttft_ms"]), 25.0);
+  EXPECT_EQ(report["sweep"][0]["requests"].size(), 3u);
+  EXPECT_EQ(report["sweep"][0]["aggregate"]["timed_request_count"], 2);
+  const std::string text = GenaiSweepText(report);
+  EXPECT_THAT(text, HasSubstr("Runtime: genai (sweep)\n"));
+  EXPECT_THAT(text, HasSubstr("  Prompt  Gen  pp tokens/s  tg tokens/s  TTFT (ms)\n"
+                              "  10      4    500          200          25.0\n"
+                              "  20      4    1000         200          25.0\n"));
+}
+
 }  // namespace
 }  // namespace modelkit::report

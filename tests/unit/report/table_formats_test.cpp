@@ -75,5 +75,20 @@ TEST(TableFormats, AGenaiReportIsOneRowPerTimedRequest) {
   EXPECT_TRUE(table.rows[2][7].is_null()) << "absent fields are null";
 }
 
+TEST(TableFormats, ASweepIsOneRowPerCell) {
+  const ordered_json report = {
+      {"benchmark_info", {{"runtime", "genai"}, {"bundle_dir", "/b"}, {"ep", "cpu"}, {"effective_device", "cpu"}}},
+      {"sweep",
+       {{{"prompt_tokens", 128},
+         {"gen_tokens", 32},
+         {"pp_tokens_per_second", 900.5},
+         {"tg_tokens_per_second", 50.25},
+         {"ttft_ms", 140.0},
+         {"requests", {{{"kind", "warmup"}}, {{"kind", "timed"}}, {{"kind", "timed"}}}}}}}};
+  EXPECT_EQ(TableCsv(ReportTable(report)),
+            "bundle,ep,device,prompt_tokens,gen_tokens,pp_tokens_per_second,tg_tokens_per_second,ttft_ms,requests\n"
+            "\"/b\",\"cpu\",\"cpu\",128,32,900.5,50.25,140.0,2\n");
+}
+
 }  // namespace
 }  // namespace modelkit::report

@@ -1,6 +1,7 @@
 // `modelkit perf`: benchmark an ONNX model, or a genai bundle (perf_genai.cpp).
 #include "cmd_perf.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
@@ -17,6 +18,7 @@
 #include "perf_output.h"
 #include "progress_bar.h"
 #include "terminal_status.h"
+#include "token_id_list.h"
 #include "version.h"
 
 namespace modelkit::app {
@@ -51,6 +53,8 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   options.onnx.model = options.model;
   options.onnx.ep_options = ParseEpOptions(options.ep_options);
   options.onnx.batch_size_given = command.count("--batch-size") > 0;
+  const std::vector<int64_t> batch_sizes = ParseCountList(options.batch_sizes, "--batch-size", 1, kMaxBatchSize);
+  options.onnx.batch_size = batch_sizes.front();
   if (command.count("--duration") > 0) options.onnx.duration_s = options.duration;
   if (ResolveRuntime(options.runtime, options.model) == "genai") return RunGenaiPerf(options, command);
   std::error_code ec;
@@ -70,18 +74,26 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
 
   if (options.verbose > 0) ort::SetOrtLogEcho(PrintOnStderr);
   const device::Machine machine = options.ep_flags.LoadRealMachine();
-  report::OnnxPerfResult result;
+  std::vector<report::OnnxPerfResult> results;  // one per batch size
   PerfMonitor monitor(options.monitor);
   {
     const InterruptScope interrupt_scope;  // Ctrl-C stops after the current iteration: no report is written
-    ProgressBar bar("benchmarking");
-    result = perf::RunOnnxBenchmark(options.onnx, machine, [&](int done, int total) {
+    for (size_t i = 0; i < batch_sizes.size(); ++i) {
+      report::OnnxPerfOptions run = options.onnx;
+      run.batch_size = batch_sizes[i];
+      ProgressBar bar(batch_sizes.size() == 1
+                          ? std::string("benchmarking")
+                          : "batch " + std::to_string(batch_sizes[i]) + " (" + std::to_string(i + 1) + "/" +
+                                std::to_string(batch_sizes.size()) + ")");
+      results.push_back(perf::RunOnnxBenchmark(run, machine, [&](int done, int total) {
+        StopIfInterrupted();
+        if (options.quiet == 0) bar.Update(done, total, monitor.LiveText());
+      }));
       StopIfInterrupted();
-      if (options.quiet == 0) bar.Update(done, total, monitor.LiveText());
-    });
-    StopIfInterrupted();
+    }
   }
   monitor.Stop();
+  report::OnnxPerfResult& result = results.front();
   result.warnings.insert(result.warnings.begin(), host_warnings.begin(), host_warnings.end());
   if (options.quiet == 0) {
     for (const std::string& warning : result.warnings) std::cerr << "warning: " << warning << "\n";
@@ -89,6 +101,18 @@ int RunPerf(PerfCommandOptions& options, CLI::App& command) {
   if (options.verbose > 0) {
     std::cerr << "device " << options.onnx.device.Name() << " -> " << result.resolved_device << ", EP "
               << result.ep_name << "; session load " << result.load_ms << " ms\n";
+  }
+  if (batch_sizes.size() > 1) {
+    for (size_t i = 1; i < results.size(); ++i) {  // warnings the first run did not give
+      for (const std::string& warning : results[i].warnings) {
+        if (std::find(result.warnings.begin(), result.warnings.end(), warning) != result.warnings.end()) continue;
+        if (options.quiet == 0) std::cerr << "warning: " << warning << "\n";
+        result.warnings.push_back(warning);
+      }
+    }
+    nlohmann::ordered_json json = report::OnnxSweepJson(options.onnx, batch_sizes, results, context);
+    monitor.AddTo(json);
+    return EmitPerfReport(json, options, output, report::OnnxSweepText);
   }
   nlohmann::ordered_json json = report::OnnxReportJson(options.onnx, result, context);
   monitor.AddTo(json);
@@ -130,8 +154,10 @@ void RegisterPerfCommand(CLI::App& app, CommandRunner& run) {
       ->check(CLI::Range(0, kMaxWarmup));
   command->add_option("--duration", options->duration, "Run timed iterations for SECONDS instead of a count")
       ->check(FiniteNumber(0, kMaxDurationSeconds, /*min_exclusive=*/true));
-  command->add_option("--batch-size", onnx.batch_size, "Batch size for dynamic leading dimensions")
-      ->check(CLI::Range(static_cast<int64_t>(1), static_cast<int64_t>(1) << 30))
+  command
+      ->add_option("--batch-size", options->batch_sizes,
+                   "Batch size for dynamic leading dimensions; a comma-separated list (1,4,8) runs a sweep")
+      ->check(NonEmpty())
       ->capture_default_str();
   command->add_option("--shape-config", onnx.shape_config, "JSON {input: [shape], dim_param: size}");
   command->add_option("--input-data", onnx.input_data, "Real inputs as .npz keyed by input name");

@@ -39,6 +39,7 @@ struct PerfCommandOptions {
   std::string model;
   std::string runtime = "auto";
   std::vector<std::string> ep_options;
+  std::string batch_sizes = "1";  // --batch-size: one size, or a comma-separated sweep
   std::string output;
   bool overwrite = false;
   bool monitor = false;

@@ -13,6 +13,7 @@ namespace modelkit::app {
 // becoming a run that never ends or a bad_alloc.
 inline constexpr int64_t kMaxNewTokens = int64_t{1} << 20;      // tokens; no model holds more context
 inline constexpr int64_t kMaxContextLength = int64_t{1} << 20;  // positions (build)
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;      // perf --batch-size
 inline constexpr double kMaxTemperature = 100;
 inline constexpr double kMaxRepetitionPenalty = 100;
 inline constexpr int kMaxIterations = 1000000;

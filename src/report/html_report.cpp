@@ -92,7 +92,8 @@ std::string ContextHtml(const NamedReport& named, const std::string& runtime) {
     item("Device / EP", Text(At(report, "/benchmark_info/device")) + " (" +
                             Text(At(report, "/benchmark_info/resolved_device")) + ") / " +
                             Text(At(report, "/benchmark_info/ep")));
-    item("Batch", Text(At(report, "/benchmark_info/effective_batch_size")));
+    item("Batch", report.contains("sweep") ? "sweep over " + Text(At(report, "/benchmark_info/sweep/batch_sizes"))
+                                           : Text(At(report, "/benchmark_info/effective_batch_size")));
     item("Iterations", Text(At(report, "/benchmark_info/iterations")) + " timed, " +
                            Text(At(report, "/benchmark_info/warmup")) + " warm-up");
   } else {
@@ -140,7 +141,35 @@ ChartSeries Cdf(const std::string& name, std::vector<double> samples_ns, Duratio
   return series;
 }
 
+// Throughput and latency against batch size.
+std::string OnnxSweepCharts(const NamedReport& named) {
+  std::vector<double> p50s;
+  for (const ordered_json& cell : At(named.report, "/sweep")) {
+    if (At(cell, "/latency_ns/p50").is_number()) p50s.push_back(At(cell, "/latency_ns/p50").get<double>());
+  }
+  const DurationUnit unit = UnitForTable(p50s);
+  ChartSeries throughput{"samples/s", {}};
+  ChartSeries p50{"p50", {}};
+  ChartSeries p90{"p90", {}};
+  for (const ordered_json& cell : At(named.report, "/sweep")) {
+    const ordered_json& batch = At(cell, "/effective_batch_size");
+    if (!batch.is_number()) continue;
+    const double x = batch.get<double>();
+    if (At(cell, "/throughput/samples_per_sec").is_number()) {
+      throughput.points.push_back({x, At(cell, "/throughput/samples_per_sec").get<double>()});
+    }
+    if (At(cell, "/latency_ns/p50").is_number())
+      p50.points.push_back({x, At(cell, "/latency_ns/p50").get<double>() / unit.ns});
+    if (At(cell, "/latency_ns/p90").is_number())
+      p90.points.push_back({x, At(cell, "/latency_ns/p90").get<double>() / unit.ns});
+  }
+  return SvgLineChart("Throughput by batch size", {throughput}, Axis{"batch size"}, Axis{"throughput (samples/s)"}) +
+         SvgLineChart("Latency by batch size", {p50, p90}, Axis{"batch size"},
+                      Axis{"latency (" + std::string(unit.symbol) + ")"});
+}
+
 std::string OnnxCharts(const NamedReport& named) {
+  if (named.report.contains("sweep")) return OnnxSweepCharts(named);
   const std::vector<double> samples = OnnxSamplesNs(named.report);
   if (samples.empty()) return "<p>No timed iterations.</p>\n";
   const DurationUnit unit = UnitForTable(samples);

@@ -217,4 +217,63 @@ std::string OnnxReportText(const ordered_json& report) {
   return out.str();
 }
 
+ordered_json OnnxSweepJson(const OnnxPerfOptions& options, const std::vector<int64_t>& batch_sizes,
+                           const std::vector<OnnxPerfResult>& results, const ReportContext& context) {
+  ordered_json report = OnnxReportJson(options, results.front(), context);
+  ordered_json sweep = ordered_json::array();
+  for (size_t i = 0; i < results.size(); ++i) {
+    OnnxPerfOptions cell_options = options;
+    cell_options.batch_size = batch_sizes[i];
+    const ordered_json cell = OnnxReportJson(cell_options, results[i], context);
+    sweep.push_back({{"batch_size", batch_sizes[i]},
+                     {"effective_batch_size", results[i].effective_batch},
+                     {"latency_ms", cell.at("latency_ms")},
+                     {"latency_ns", cell.at("latency_ns")},
+                     {"throughput", cell.at("throughput")},
+                     {"raw_samples_ns", cell.at("raw_samples_ns")}});
+  }
+  report.at("benchmark_info")["sweep"] = {{"batch_sizes", batch_sizes}};
+  ordered_json ordered;
+  for (auto& [key, value] : report.items()) {
+    if (key == "latency_ms") ordered["sweep"] = sweep;
+    if (key == "latency_ms" || key == "throughput" || key == "raw_samples_ms" || key == "latency_ns" ||
+        key == "raw_samples_ns") {
+      continue;
+    }
+    ordered[key] = value;
+  }
+  return ordered;
+}
+
+std::string OnnxSweepText(const ordered_json& report) {
+  const ordered_json& info = report.at("benchmark_info");
+  std::ostringstream out;
+  out << "Model:   " << info.at("running_model_path").get<std::string>() << "\n";
+  out << "Device:  " << info.at("device").get<std::string>() << " (" << info.at("resolved_device").get<std::string>()
+      << ") / " << info.at("ep").get<std::string>() << "\n";
+  if (report.contains("placement")) {
+    for (const ordered_json& session : report.at("placement")) out << "Placement: " << PlacementLine(session) << "\n";
+  }
+  std::vector<double> p50s;
+  for (const ordered_json& cell : report.at("sweep")) {
+    if (cell.at("latency_ns").at("p50").is_number()) p50s.push_back(cell.at("latency_ns").at("p50").get<double>());
+  }
+  const DurationUnit unit = UnitForTable(p50s);
+  out << "\nBatch sweep (" << info.at("iterations").dump() << " timed iterations each; latency in " << unit.symbol
+      << ")\n";
+  TextTable table({"Batch", "Effective", "P50", "P90", "Avg", "Samples/s"});
+  for (const ordered_json& cell : report.at("sweep")) {
+    const ordered_json& latency = cell.at("latency_ns");
+    table.AddRow({cell.at("batch_size").dump(), cell.at("effective_batch_size").dump(),
+                  DurationCell(latency.at("p50"), unit), DurationCell(latency.at("p90"), unit),
+                  DurationCell(latency.at("mean"), unit),
+                  cell.at("throughput").at("samples_per_sec").is_number()
+                      ? SignificantText(cell.at("throughput").at("samples_per_sec").get<double>())
+                      : "-"});
+  }
+  out << table.Render();
+  out << HostAtStartText(report);
+  return out.str();
+}
+
 }  // namespace modelkit::report

@@ -100,8 +100,8 @@ class Chart {
     for (size_t i = 0; i < names.size(); ++i) {
       const double y = kTop + 4 + 14 * static_cast<double>(i);
       out_ << "<rect class=\"legend " << class_prefix << i % 8 << "\" x=\"" << kLeft + kPlotWidth - 130 << "\" y=\""
-           << y << "\" width=\"10\" height=\"10\"/><text class=\"tick\" x=\"" << kLeft + kPlotWidth - 115
-           << "\" y=\"" << y + 9 << "\">" << HtmlEscape(names[i]) << "</text>\n";
+           << y << "\" width=\"10\" height=\"10\"/><text class=\"tick\" x=\"" << kLeft + kPlotWidth - 115 << "\" y=\""
+           << y + 9 << "\">" << HtmlEscape(names[i]) << "</text>\n";
     }
   }
 

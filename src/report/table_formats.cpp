@@ -17,10 +17,30 @@ const ordered_json& At(const ordered_json& object, const char* pointer) {
   return object.contains(at) ? object.at(at) : kNull;
 }
 
+const std::vector<std::string> kOnnxColumns = {"model",   "ep",     "device", "batch",          "iterations",
+                                               "mean_ns", "p50_ns", "p90_ns", "p95_ns",         "p99_ns",
+                                               "min_ns",  "max_ns", "std_ns", "samples_per_sec"};
+
+// A batch sweep: a row per batch size.
+Table OnnxSweepTable(const ordered_json& report) {
+  Table table{kOnnxColumns, {}};
+  for (const ordered_json& cell : At(report, "/sweep")) {
+    std::vector<ordered_json> row = {At(report, "/benchmark_info/running_model_path"), At(report, "/benchmark_info/ep"),
+                                     At(report, "/benchmark_info/resolved_device"), At(cell, "/effective_batch_size"),
+                                     At(report, "/benchmark_info/iterations")};
+    for (const char* field :
+         {"/latency_ns/mean", "/latency_ns/p50", "/latency_ns/p90", "/latency_ns/p95", "/latency_ns/p99",
+          "/latency_ns/min", "/latency_ns/max", "/latency_ns/std", "/throughput/samples_per_sec"}) {
+      row.push_back(At(cell, field));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
 Table OnnxTable(const ordered_json& report) {
-  Table table;
-  table.columns = {"model",  "ep",     "device", "batch",  "iterations", "mean_ns", "p50_ns",
-                   "p90_ns", "p95_ns", "p99_ns", "min_ns", "max_ns",     "std_ns",  "samples_per_sec"};
+  if (report.contains("sweep")) return OnnxSweepTable(report);
+  Table table{kOnnxColumns, {}};
   const bool has_ns = report.contains("latency_ns");
   auto latency = [&](const char* field) -> ordered_json {
     if (has_ns) return report.at("latency_ns").at(field);

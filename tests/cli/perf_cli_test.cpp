@@ -344,6 +344,35 @@ TEST(PerfCli, TableFormatsPrintTheRunAsARow) {
   EXPECT_EQ(md.stdout_text.rfind("| model | ep | device | batch | iterations | mean_ns |", 0), 0u) << md.stdout_text;
 }
 
+// --batch-size 1,2,3: a run per batch size, each with its own samples and throughput, a row each in text and CSV.
+TEST(PerfCli, BatchSizeListRunsASweep) {
+  test::TempDir dir;
+  const ProcessResult result =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--ep", "cpu", "--batch-size", "1,2,3",
+                         "--iterations", "4", "--warmup", "1", "-f", "json", "-o", (dir.path() / "s.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  const json report = json::parse(result.stdout_text);
+  EXPECT_EQ(report.at("benchmark_info").at("sweep").at("batch_sizes"), json({1, 2, 3}));
+  EXPECT_FALSE(report.contains("latency_ms")) << "the figures are per cell";
+  ASSERT_EQ(report.at("sweep").size(), 3u);
+  for (int batch = 1; batch <= 3; ++batch) {
+    const json& cell = report.at("sweep").at(batch - 1);
+    EXPECT_EQ(cell.at("batch_size"), batch);
+    EXPECT_EQ(cell.at("effective_batch_size"), batch) << "cls.onnx has a dynamic batch dimension";
+    ASSERT_EQ(cell.at("raw_samples_ns").size(), 4u);
+    double sum = 0;
+    for (const json& ns : cell.at("raw_samples_ns")) sum += ns.get<double>();
+    EXPECT_NEAR(cell.at("throughput").at("samples_per_sec").get<double>(), batch * 1e9 / (sum / 4), 0.01);
+  }
+  const ProcessResult text =
+      test::RunModelkit({"perf", "-m", (kOcrDir / "cls.onnx").string(), "--ep", "cpu", "--batch-size", "1,2",
+                         "--iterations", "3", "--warmup", "0", "-o", (dir.path() / "t.json").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_TRUE(std::regex_search(text.stdout_text, std::regex("\n  Batch +Effective +P50 +P90 +Avg +Samples/s\n  1 +1 "
+                                                             "[^\n]+\n  2 +2 ")))
+      << text.stdout_text;
+}
+
 // The progress bar is drawn on a terminal only: under a pseudo-terminal (util-linux `script`) it appears.
 TEST(PerfCli, ProgressBarOnlyOnATerminal) {
   test::TempDir dir;

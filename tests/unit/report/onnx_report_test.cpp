@@ -375,5 +375,27 @@ TEST(DefaultReportPath, TimestampCompacted) {
   EXPECT_EQ(DefaultReportPath("m.onnx", now).filename().string().size(), std::string("20261203-081500.json").size());
 }
 
+TEST(OnnxSweep, OneCellPerBatchSizeInsteadOfTheLatencyBlocks) {
+  OnnxPerfResult small = Result();
+  small.effective_batch = 1;
+  small.samples_ns = {1000, 1000, 1000};
+  OnnxPerfResult large = Result();
+  large.effective_batch = 8;
+  large.samples_ns = {4000, 4000, 4000};
+  const ordered_json report = OnnxSweepJson(Options(), {1, 8}, {small, large}, Context());
+  EXPECT_FALSE(report.contains("latency_ms"));
+  EXPECT_FALSE(report.contains("raw_samples_ns"));
+  EXPECT_EQ(report["benchmark_info"]["sweep"], ordered_json::parse(R"({"batch_sizes": [1, 8]})"));
+  ASSERT_EQ(report["sweep"].size(), 2u);
+  EXPECT_EQ(report["sweep"][1]["batch_size"], 8);
+  EXPECT_EQ(report["sweep"][1]["latency_ns"]["p50"], 4000.0);
+  EXPECT_EQ(report["sweep"][1]["throughput"]["samples_per_sec"], 2000000.0);  // 8 / 4 us
+  EXPECT_EQ(report["sweep"][0]["raw_samples_ns"], ordered_json({1000, 1000, 1000}));
+  const std::string text = OnnxSweepText(report);
+  EXPECT_THAT(text, HasSubstr("  Batch  Effective  P50   P90   Avg   Samples/s\n"
+                              "  1      1          1.00  1.00  1.00  1000000\n"
+                              "  8      8          4.00  4.00  4.00  2000000\n"));
+}
+
 }  // namespace
 }  // namespace modelkit::report

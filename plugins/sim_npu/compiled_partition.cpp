@@ -1,6 +1,8 @@
 #include "compiled_partition.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "api.h"
 #include "tensor_copy.h"
@@ -9,11 +11,13 @@ namespace sim_npu {
 
 CompiledPartition::CompiledPartition(Ort::Session session, const std::string& partition_name,
                                      const std::vector<std::string>& fused_input_names,
-                                     std::vector<std::string> fused_output_names, EpCounters& counters)
+                                     std::vector<std::string> fused_output_names, EpCounters& counters,
+                                     int run_delay_percent)
     : session_(std::move(session)),
       output_names_(std::move(fused_output_names)),
       counters_(counters),
-      runs_(counters.RunsOf(partition_name)) {
+      runs_(counters.RunsOf(partition_name)),
+      run_delay_percent_(run_delay_percent) {
   Ort::AllocatorWithDefaultOptions allocator;
   for (size_t i = 0; i < session_.GetInputCount(); ++i) {
     std::string name = session_.GetInputNameAllocated(i, allocator).get();
@@ -52,6 +56,7 @@ void CompiledPartition::Run(OrtKernelContext* context) {
     inputs.push_back(value);
   }
   std::vector<OrtValue*> outputs(output_names_.size(), nullptr);
+  const auto start = std::chrono::steady_clock::now();
   Ort::ThrowOnError(Ort::GetApi().Run(session_, nullptr, input_name_ptrs_.data(), inputs.data(), inputs.size(),
                                       output_name_ptrs_.data(), output_name_ptrs_.size(), outputs.data()));
   std::vector<Ort::Value> owned;
@@ -60,6 +65,9 @@ void CompiledPartition::Run(OrtKernelContext* context) {
     const std::vector<int64_t> shape = owned[i].GetTensorTypeAndShapeInfo().GetShape();
     Ort::UnownedValue target = kernel.GetOutput(i, shape);
     CopyTensorData(owned[i], target);
+  }
+  if (run_delay_percent_ > 0) {
+    std::this_thread::sleep_for((std::chrono::steady_clock::now() - start) * run_delay_percent_ / 100);
   }
   ++counters_.partition_runs;
   ++runs_;

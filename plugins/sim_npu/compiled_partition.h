@@ -17,10 +17,10 @@ class CompiledPartition {
   // `fused_input_names` / `fused_output_names`: the fused node's inputs and outputs in ORT's order. Inputs the inner
   // session does not take (constant initializers baked into its model) are skipped. Runs are counted in `counters`
   // under `partition_name`. Throws Ort::Exception when an output or a required input of the inner session has no
-  // counterpart on the fused node.
+  // counterpart on the fused node. Each run then waits `run_delay_percent` of its own duration (a slower device).
   CompiledPartition(Ort::Session session, const std::string& partition_name,
                     const std::vector<std::string>& fused_input_names, std::vector<std::string> fused_output_names,
-                    EpCounters& counters);
+                    EpCounters& counters, int run_delay_percent = 0);
 
   // Runs the inner session on the kernel context's inputs and copies its outputs into the context's outputs.
   void Run(OrtKernelContext* context);
@@ -34,6 +34,7 @@ class CompiledPartition {
   std::vector<const char*> output_name_ptrs_;
   EpCounters& counters_;
   std::atomic<int64_t>& runs_;
+  int run_delay_percent_;
 };
 
 // The OrtNodeComputeInfo ORT receives from Compile; owns its partition (null in a compile-only session, which never

@@ -208,7 +208,7 @@ void SimNpuEp::CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_
       }
       Ort::Session session(env, blob.model_bytes.data(), blob.model_bytes.size(), inner_options);
       partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs, fused_outputs,
-                                                      counters);
+                                                      counters, options_.run_delay_percent);
       ++counters.contexts_loaded;
     } else if (options_.context_enable) {
       PartitionModel model = BuildPartitionModel(graph, fused, WeightMode::kCopy);
@@ -216,7 +216,7 @@ void SimNpuEp::CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_
       if (!options_.compile_only) {
         Ort::Session session(env, blob.model_bytes.data(), blob.model_bytes.size(), inner_options);
         partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs,
-                                                        fused_outputs, counters);
+                                                        fused_outputs, counters, options_.run_delay_percent);
       }
       EpContextTarget target{options_.context_embed, options_.context_file_path};
       if (target.output_model_path.empty() && !graph.GetModelPath().empty()) {
@@ -231,7 +231,7 @@ void SimNpuEp::CompilePartitions(const OrtGraph** graphs, const OrtNode** fused_
       PartitionModel model = BuildPartitionModel(graph, fused, WeightMode::kReferenceInPlace);
       Ort::Session session(env, model.model, inner_options);
       partition = std::make_unique<CompiledPartition>(std::move(session), fused.GetName(), fused_inputs, fused_outputs,
-                                                      counters);
+                                                      counters, options_.run_delay_percent);
       ++counters.partitions_compiled;
     }
     compute_infos[i] = new PartitionComputeInfo(std::move(partition));

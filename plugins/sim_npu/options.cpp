@@ -78,6 +78,7 @@ SimNpuOptions ReadOptions(const std::string& ep_name, Ort::ConstSessionOptions s
     options.device_type = "NPU";
   }
   options.compile_delay_ms = reader.GetInt("compile_delay_ms", 0);
+  options.run_delay_percent = reader.GetInt("run_delay_percent", 0);
   options.fail_compile = reader.GetFlag("fail_compile");
   options.crash_compile = reader.GetFlag("crash_compile");
   options.crash_at_exit = reader.GetFlag("crash_at_exit");

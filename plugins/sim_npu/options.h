@@ -13,6 +13,7 @@ namespace sim_npu {
 struct SimNpuOptions {
   std::string device_type = "NPU";  // only NPU is accepted
   int compile_delay_ms = 0;         // sleep this long in every Compile that compiles nodes
+  int run_delay_percent = 0;        // after each partition run, wait this share of its run time (100: twice as slow)
   bool fail_compile = false;        // Compile returns an error status
   bool crash_compile = false;       // Compile calls abort(): a crashing compiler
   bool crash_at_exit = false;       // the process aborts when it exits, after the compiled model is written

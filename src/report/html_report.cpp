@@ -131,12 +131,19 @@ std::string ContextHtml(const NamedReport& named, const std::string& runtime) {
   return out.str();
 }
 
-// The empirical CDF of `samples_ns` in `unit`: one point per sample.
+// Most points a CDF is drawn (and tabulated) through: past that a page grows without showing more.
+constexpr size_t kMaxCdfPoints = 500;
+
+// The empirical CDF of `samples_ns` in `unit`: a point per sample, or kMaxCdfPoints evenly spaced ones (the
+// smallest and the largest sample always among them).
 ChartSeries Cdf(const std::string& name, std::vector<double> samples_ns, DurationUnit unit) {
   std::sort(samples_ns.begin(), samples_ns.end());
   ChartSeries series{name, {}};
-  for (size_t i = 0; i < samples_ns.size(); ++i) {
-    series.points.push_back({samples_ns[i] / unit.ns, static_cast<double>(i + 1) / samples_ns.size()});
+  const size_t n = samples_ns.size();
+  const size_t points = std::min(n, kMaxCdfPoints);
+  for (size_t k = 0; k < points; ++k) {
+    const size_t i = points == n ? k : (k * (n - 1) + (points - 1) / 2) / (points - 1);
+    series.points.push_back({samples_ns[i] / unit.ns, static_cast<double>(i + 1) / static_cast<double>(n)});
   }
   return series;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -54,11 +55,11 @@ TEST(CompareCli, RealReportsInEveryFormat) {
   ASSERT_EQ(csv.exit_code, 0) << csv.stderr_text;
   const fs::path csv_file = dir.path() / "c.csv";
   std::ofstream(csv_file) << csv.stdout_text;
-  const ProcessResult rows =
-      test::RunProcess({"/usr/bin/python3", "-c",
-                        "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); "
-                        "print(len(rows), rows[0]['metric'], int(float(rows[0]['baseline_value'])), rows[0]['verdict'])",
-                        csv_file.string()});
+  const ProcessResult rows = test::RunProcess(
+      {"/usr/bin/python3", "-c",
+       "import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); "
+       "print(len(rows), rows[0]['metric'], int(float(rows[0]['baseline_value'])), rows[0]['verdict'])",
+       csv_file.string()});
   ASSERT_EQ(rows.exit_code, 0) << rows.stderr_text;
   std::ostringstream expected;
   expected << "5 latency p50 " << metrics.at(0).at("baseline").get<int64_t>() << " "
@@ -79,6 +80,41 @@ TEST(CompareCli, RealReportsInEveryFormat) {
   EXPECT_NE(mixed.stderr_text.find("warning: " + other.string() + " was not run like " + a.string() + ": model "),
             std::string::npos)
       << mixed.stderr_text;
+}
+
+// The simulated NPU made twice as slow (run_delay_percent=100) is found slower, significantly, with the right sign;
+// a run against itself is noise everywhere.
+TEST(CompareCli, AnInjectedSlowdownIsSignificantWithTheRightSign) {
+  const test::TempDir dir;
+  const std::map<std::string, std::string> default_catalog = {{"MODELKIT_EP_CATALOG", ""}};
+  auto run = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "perf", "-m", (kOcrDir / "cls.onnx").string(), "--ep", "simnpu", "--iterations", "10", "--warmup", "2",
+        "-q",   "-o", (dir.path() / name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult result = test::RunModelkit(args, default_catalog);
+    EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+    return (dir.path() / name).string();
+  };
+  const std::string fast = run("fast.json", {});
+  const std::string slow = run("slow.json", {"--ep-options", "run_delay_percent=100"});
+  const ProcessResult compared = test::RunModelkit({"compare", fast, slow, "-f", "json"});
+  ASSERT_EQ(compared.exit_code, 0) << compared.stderr_text;
+  for (const json& metric : json::parse(compared.stdout_text).at("comparisons").at(0).at("metrics")) {
+    if (metric.at("metric") == "latency p50") {
+      EXPECT_EQ(metric.at("verdict"), "worse") << metric.dump();
+      EXPECT_GT(metric.at("delta_percent").get<double>(), 50) << metric.dump();
+      EXPECT_LT(metric.at("p_value").get<double>(), 0.05) << metric.dump();
+    }
+    if (metric.at("metric") == "throughput") {
+      EXPECT_EQ(metric.at("verdict"), "worse") << metric.dump();
+    }
+  }
+  const ProcessResult itself = test::RunModelkit({"compare", fast, fast, "-f", "json"});
+  ASSERT_EQ(itself.exit_code, 0) << itself.stderr_text;
+  for (const json& metric : json::parse(itself.stdout_text).at("comparisons").at(0).at("metrics")) {
+    EXPECT_TRUE(metric.at("verdict") == "noise" || metric.at("verdict") == "-") << metric.dump();
+  }
 }
 
 // A report holding just what compare reads, with these raw samples.

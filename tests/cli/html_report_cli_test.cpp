@@ -53,6 +53,8 @@ TEST(HtmlReportCli, PerfPageHasTheLatencyChartsOfItsSamples) {
   const json census = test::BrowserCensus(page);
   ASSERT_TRUE(census.is_object());
   EXPECT_EQ(census.at("external"), json::array()) << "no src or href at all";
+  EXPECT_EQ(census.at("requests"), json::array()) << "the page asked the network for nothing";
+  EXPECT_GT(census.at("ink").get<double>(), 0.02) << "the screenshot is not blank";
   const json& histogram = Figure(census, "Latency distribution");
   const int bins = static_cast<int>(std::ceil(std::sqrt(iterations)));
   EXPECT_EQ(histogram.value("bars", 0), bins);
@@ -63,6 +65,17 @@ TEST(HtmlReportCli, PerfPageHasTheLatencyChartsOfItsSamples) {
   EXPECT_EQ(cdf.value("points", 0), iterations);
   EXPECT_EQ(cdf.value("markers", 0), 3) << "p50, p90, p99";
   EXPECT_EQ(cdf.value("table_rows", 0), iterations);
+}
+
+// The census can fail: a page that fetches an image is seen asking for it.
+TEST(HtmlReportCli, TheBrowserCheckSeesAPageThatFetches) {
+  const test::TempDir dir;
+  std::ofstream(dir.path() / "fetching.html")
+      << "<!DOCTYPE html><html><body><p>text</p><img src=\"http://example.invalid/chart.png\"></body></html>";
+  const json census = test::BrowserCensus(dir.path() / "fetching.html");
+  ASSERT_TRUE(census.is_object());
+  EXPECT_EQ(census.at("external"), json({"http://example.invalid/chart.png"}));
+  EXPECT_EQ(census.at("requests"), json({"http://example.invalid/chart.png"}));
 }
 
 TEST(HtmlReportCli, SeveralReportsMakeOneComparingPage) {

@@ -1,5 +1,5 @@
-// Checking HTML in a real browser: Debian's chromium, headless, with networking disabled, loads a file and the DOM it
-// built is counted by tests/support/dom_census.py.
+// Checking HTML in a real browser: Debian's chromium, headless, with networking disabled, loads a file; the DOM it
+// built, the requests the page made (its net log) and a screenshot are summed up by tests/support/dom_census.py.
 #pragma once
 
 #include <filesystem>

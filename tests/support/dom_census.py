@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""Counts what a browser's DOM of a modelkit HTML report holds, per chart: reads the DOM (chromium --dump-dom) on
-stdin and prints JSON: {"figures": [{"caption", "svg_title", "bars", "bar_counts", "points", "series", "markers",
-"table_rows"}], "comparison_rows": N, "external": [every src/href/xlink:href value]}."""
+"""Counts what a browser made of a modelkit HTML report. Usage: dom_census.py DOM_FILE NET_LOG SCREENSHOT, where DOM_FILE
+is chromium's --dump-dom output, NET_LOG its --log-net-log file and SCREENSHOT its --screenshot PNG. Prints JSON:
+{"figures": [{"caption", "svg_title", "bars", "bar_counts", "points", "series", "markers", "table_rows"}],
+"comparison_rows": N, "external": [every src/href/xlink:href value], "requests": [every URL the page asked for
+(the browser's own background calls to Google's services left out)], "ink": the share of screenshot pixels that
+are not white}."""
 import html.parser
 import json
 import sys
+import urllib.parse
+
+from PIL import Image
 
 
 class Census(html.parser.HTMLParser):
@@ -65,7 +71,32 @@ class Census(html.parser.HTMLParser):
             figure[key] += data
 
 
+# Chromium calls these itself (updates, time, accounts) whatever page it shows; nothing a page asks for.
+BROWSER_SERVICES = ("google.com", "googleapis.com", "gvt1.com", "gstatic.com")
+
+
+def page_requests(net_log_path):
+    with open(net_log_path) as f:
+        log = json.load(f)
+    urls = set()
+    for event in log.get("events", []):
+        url = event.get("params", {}).get("url")
+        if not url or url.startswith(("file:", "data:", "about:", "chrome:")):
+            continue
+        host = urllib.parse.urlparse(url).hostname or ""
+        if not any(host == s or host.endswith("." + s) for s in BROWSER_SERVICES):
+            urls.add(url)
+    return sorted(urls)
+
+
+def ink(screenshot_path):
+    image = Image.open(screenshot_path).convert("L")
+    pixels = image.getdata()
+    return sum(1 for p in pixels if p < 250) / max(1, len(pixels))
+
+
 census = Census()
-census.feed(sys.stdin.read())
+with open(sys.argv[1]) as f:
+    census.feed(f.read())
 print(json.dumps({"figures": census.figures, "comparison_rows": census.comparison_rows,
-                  "external": census.external}))
+                  "external": census.external, "requests": page_requests(sys.argv[2]), "ink": ink(sys.argv[3])}))

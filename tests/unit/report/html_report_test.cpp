@@ -64,6 +64,23 @@ TEST(HtmlReport, OnePageWithoutScriptsOrExternalResources) {
   EXPECT_THAT(html, Not(HasSubstr("id=\"comparison\""))) << "one report: nothing to compare";
 }
 
+TEST(HtmlReport, ALargeRunIsDrawnThroughAtMost500CdfPoints) {
+  ordered_json report = OnnxReport();
+  ordered_json samples = ordered_json::array();
+  for (int i = 0; i < 10000; ++i) samples.push_back(1000 + i);
+  report["raw_samples_ns"] = samples;
+  const std::string html = HtmlReport({{"run.json", report}});
+  size_t points = 0;
+  for (size_t at = html.find("<circle class=\"point"); at != std::string::npos;
+       at = html.find("<circle class=\"point", at + 1)) {
+    ++points;
+  }
+  EXPECT_EQ(points, 500u);
+  EXPECT_THAT(html, HasSubstr("<tr><td>run.json</td><td>11.0</td><td>1.00</td></tr>\n</tbody>"))
+      << "the largest sample (10.999 us) is the last point";
+  EXPECT_LT(html.size(), 2'000'000u);
+}
+
 TEST(HtmlReport, ReportsOfBothKindsRenderWithoutAComparison) {
   const ordered_json genai = {{"benchmark_info", {{"runtime", "genai"}}}, {"requests", ordered_json::array()}};
   const std::string html = HtmlReport({{"a.json", OnnxReport()}, {"g.json", genai}});

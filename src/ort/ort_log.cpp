@@ -13,6 +13,9 @@ constexpr size_t kMaxKeptWarnings = 20;
 
 // Warnings modelkit reports in its own words, by the code location ORT logs them from.
 constexpr std::array<std::string_view, 1> kRestatedLocations = {"VerifyEachNodeIsAssignedToAnEp"};
+// Warnings about modelkit's own session settings, which tell a user nothing: ORT re-applies the placement switch
+// modelkit sets when it restores EPContext nodes and says it overwrote it.
+constexpr std::array<std::string_view, 1> kOwnSettings = {"session.record_ep_graph_assignment_info"};
 
 struct LogState {
   std::mutex mutex;
@@ -41,9 +44,12 @@ const char* SeverityName(OrtLoggingLevel severity) {
   return "log";
 }
 
-bool Restated(std::string_view code_location) {
-  return std::any_of(kRestatedLocations.begin(), kRestatedLocations.end(),
-                     [&](std::string_view location) { return code_location.find(location) != std::string_view::npos; });
+bool Restated(std::string_view code_location, std::string_view message) {
+  auto in = [](std::string_view text) {
+    return [text](std::string_view needle) { return text.find(needle) != std::string_view::npos; };
+  };
+  return std::any_of(kRestatedLocations.begin(), kRestatedLocations.end(), in(code_location)) ||
+         std::any_of(kOwnSettings.begin(), kOwnSettings.end(), in(message));
 }
 
 }  // namespace
@@ -55,7 +61,7 @@ void LogFromOrt(void* /*param*/, OrtLoggingLevel severity, const char* /*categor
   LogState& state = State();
   const std::lock_guard lock(state.mutex);
   if (state.echo) state.echo(std::string("ONNX Runtime ") + SeverityName(severity) + ": " + text);
-  if (severity != ORT_LOGGING_LEVEL_WARNING || Restated(code_location == nullptr ? "" : code_location)) return;
+  if (severity != ORT_LOGGING_LEVEL_WARNING || Restated(code_location == nullptr ? "" : code_location, text)) return;
   if (state.warnings.size() < kMaxKeptWarnings &&
       std::find(state.warnings.begin(), state.warnings.end(), text) == state.warnings.end()) {
     state.warnings.push_back(text);

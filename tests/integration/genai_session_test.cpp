@@ -274,7 +274,7 @@ TEST_F(GenaiSessionTest, CompilerCrashingAfterWritingItsModelIsSalvaged) {
   EXPECT_EQ(Outcomes(*salvaged),
             (std::map<std::string, StageCompileOutcome>{{"ctx", StageCompileOutcome::kSalvaged},
                                                         {"iter", StageCompileOutcome::kSalvaged}}));
-  ASSERT_EQ(salvaged->warnings().size(), 2u);
+  ASSERT_EQ(salvaged->warnings().size(), 2u) << ::testing::PrintToString(salvaged->warnings());
   EXPECT_NE(salvaged->warnings().front().find("crashed (signal 6) after writing a complete EPContext model"),
             std::string::npos)
       << salvaged->warnings().front();

@@ -20,7 +20,8 @@ void LogFromOrt(void* param, OrtLoggingLevel severity, const char* category, con
 void SetOrtLogEcho(std::function<void(const std::string& line)> echo);
 
 // The warnings ORT logged since the last call, oldest first, each once, at most 20; clears them. Warnings that a
-// modelkit report states better are left out: node assignment (the report's placement says which nodes went where).
+// modelkit report states better are left out: node assignment (the report's placement says which nodes went where),
+// and notes about settings modelkit itself makes.
 std::vector<std::string> TakeOrtWarnings();
 
 }  // namespace modelkit::ort

@@ -38,6 +38,9 @@ TEST_F(OrtLogTest, KeepsAtMostTwenty) {
 TEST_F(OrtLogTest, LeavesOutWhatThePlacementStatesBetter) {
   Log(ORT_LOGGING_LEVEL_WARNING, "Some nodes were not assigned to the preferred execution providers",
       "session_state.cc:1397 VerifyEachNodeIsAssignedToAnEp");
+  Log(ORT_LOGGING_LEVEL_WARNING,
+      "Config with key [session.record_ep_graph_assignment_info] already exists with value [1]. It will be "
+      "overwritten");
   EXPECT_TRUE(TakeOrtWarnings().empty());
 }
 

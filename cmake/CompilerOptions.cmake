@@ -2,6 +2,9 @@
 add_library(modelkit_options INTERFACE)
 target_compile_options(modelkit_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                                   -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
+# Source paths relative to the repository in __FILE__ (check failures) and debug information: what is built names
+# no directory of the machine it was built on, so an installed tree carries none (docs/install.md).
+target_compile_options(modelkit_options INTERFACE -ffile-prefix-map=${PROJECT_SOURCE_DIR}/=)
 if(MODELKIT_WARNINGS_AS_ERRORS)
   target_compile_options(modelkit_options INTERFACE -Werror)
 endif()

@@ -23,3 +23,6 @@ set_target_properties(modelkit_onnxruntime PROPERTIES
   INTERFACE_COMPILE_DEFINITIONS "ORT_API_MANUAL_INIT")
 add_library(modelkit::onnxruntime ALIAS modelkit_onnxruntime)
 set(MODELKIT_ORT_LIBRARY_DIR "${MODELKIT_ORT_DIR}/lib")
+
+# Installed beside modelkit's other private libraries under its soname (the one file the loader looks for).
+install(FILES "${_ort_library}" DESTINATION ${MODELKIT_PRIVATE_LIBDIR})

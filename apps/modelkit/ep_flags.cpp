@@ -11,7 +11,7 @@ void EpLibraryFlags::Bind(CLI::App& command) {
       "Register a plugin EP library as NAME=PATH (repeatable; also MODELKIT_EP_LIBRARIES=NAME=PATH:...)");
   command.add_option("--ep-catalog", ep_catalog,
                      "JSON file listing plugin EP libraries and their manifests (also MODELKIT_EP_CATALOG; 'none' "
-                     "disables the default <prefix>/lib/ep_catalog.json)");
+                     "disables the default <prefix>/lib/modelkit/ep_catalog.json)");
 }
 
 CLI::Option* AddDeviceOption(CLI::App& command, device::DeviceRequest& request, const std::string& help) {
@@ -29,12 +29,13 @@ CLI::Option* AddDeviceOption(CLI::App& command, std::optional<device::DeviceRequ
 
 namespace {
 
-// Plugin EPs shipped with modelkit are listed in <prefix>/lib/ep_catalog.json beside <prefix>/bin/modelkit.
+// Plugin EPs shipped with modelkit are listed in <prefix>/lib/modelkit/ep_catalog.json beside <prefix>/bin/modelkit
+// (the build tree has the same layout).
 std::optional<std::filesystem::path> DefaultCatalog() {
   std::error_code ec;
   const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return std::nullopt;
-  return executable.parent_path().parent_path() / "lib" / "ep_catalog.json";
+  return executable.parent_path().parent_path() / "lib" / "modelkit" / "ep_catalog.json";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <new>
 
 #include "commands.h"
+#include "ep_flags.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/huge_pages.h"
 #include "modelkit/base/strings.h"
@@ -60,6 +61,23 @@ std::string UnexpectedArgumentMessage(const CLI::App& command, const std::vector
   return fallback;
 }
 
+// `modelkit --version`: modelkit's version and commit, ONNX Runtime's version and the file it was loaded from, and the
+// plugin EP libraries the default catalog (beside the binary) and MODELKIT_EP_CATALOG declare.
+std::string VersionText() {
+  std::string text = std::string("modelkit ") + modelkit::app::kVersion + " (commit " + modelkit::app::kGitCommit + ")";
+  text += "\nONNX Runtime " + modelkit::ort::RuntimeVersion() + " (" + modelkit::ort::RuntimeLibraryPath() + ")";
+  try {
+    const std::vector<modelkit::device::PluginLibrary> plugins = modelkit::app::EpLibraryFlags().Plugins();
+    if (plugins.empty()) text += "\nplugin EPs: none";
+    for (const modelkit::device::PluginLibrary& plugin : plugins) {
+      text += "\nplugin EP " + plugin.registration_name + " (" + plugin.library.string() + ", " + plugin.origin + ")";
+    }
+  } catch (const modelkit::Error& error) {
+    text += "\nplugin EPs: " + std::string(error.what());
+  }
+  return text;
+}
+
 // "permission denied: '/path'" (with the operation) instead of the library's "filesystem error: ...[/path]".
 std::string DescribeFilesystemError(const std::filesystem::filesystem_error& e) {
   std::string reason = e.code().message();
@@ -76,8 +94,7 @@ int main(int argc, char** argv) {
   // Before anything else runs: the restart replaces this process.
   modelkit::RestartWithHugePageMalloc(argv);
   CLI::App app{"modelkit: run and benchmark ONNX models and genai bundles on ONNX Runtime", "modelkit"};
-  app.set_version_flag("--version",
-                       std::string("modelkit ") + modelkit::app::kVersion + " (" + modelkit::app::kGitCommit + ")");
+  app.set_version_flag("--version", VersionText, "Print modelkit's version and where ONNX Runtime and the plugins are");
   app.require_subcommand(1);
   modelkit::app::CommandRunner run;
   modelkit::app::RegisterSysCommand(app, run);

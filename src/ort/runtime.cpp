@@ -1,5 +1,8 @@
 #include "modelkit/ort/runtime.h"
 
+#include <dlfcn.h>
+
+#include <filesystem>
 #include <mutex>
 
 #include "modelkit/base/error.h"
@@ -29,5 +32,13 @@ Ort::Env& SharedEnv() {
 }
 
 std::string RuntimeVersion() { return OrtGetApiBase()->GetVersionString(); }
+
+std::string RuntimeLibraryPath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) return "";
+  std::error_code ec;
+  const std::filesystem::path path = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? info.dli_fname : path.string();
+}
 
 }  // namespace modelkit::ort

@@ -25,4 +25,7 @@ Ort::Env& SharedEnv();
 // Version string of the loaded runtime library, e.g. "1.30.0".
 std::string RuntimeVersion();
 
+// The file the runtime library was loaded from (empty when the loader cannot say).
+std::string RuntimeLibraryPath();
+
 }  // namespace modelkit::ort

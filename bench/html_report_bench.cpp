@@ -31,12 +31,13 @@ ordered_json GenaiReport(std::mt19937& rng) {
                         {"steady_state_decode_tokens_per_second", 50.0 + r},
                         {"decode_token_durations_ms", steps}});
   }
-  return {{"benchmark_info", {{"runtime", "genai"}}},
-          {"requests", requests},
-          {"aggregate",
-           {{"stages",
-             {{{"name", "ctx"}, {"prompt_duration_ms", {{"mean", 100.0}}}, {"token_duration_ms", {{"mean", 0.0}}}},
-              {{"name", "iter"}, {"prompt_duration_ms", {{"mean", 0.0}}}, {"token_duration_ms", {{"mean", 4000.0}}}}}}}}};
+  return {
+      {"benchmark_info", {{"runtime", "genai"}}},
+      {"requests", requests},
+      {"aggregate",
+       {{"stages",
+         {{{"name", "ctx"}, {"prompt_duration_ms", {{"mean", 100.0}}}, {"token_duration_ms", {{"mean", 0.0}}}},
+          {{"name", "iter"}, {"prompt_duration_ms", {{"mean", 0.0}}}, {"token_duration_ms", {{"mean", 4000.0}}}}}}}}};
 }
 
 void Measure(const char* what, const std::vector<modelkit::report::NamedReport>& reports) {

@@ -74,8 +74,8 @@ TEST(SimNpuCli, ExampleCatalogRegistersTwoEpNamesFromOneLibrary) {
   }
 }
 
-// The plugins shipped beside the binary (<prefix>/lib/modelkit/ep_catalog.json) are registered without any flag: the sim NPU
-// is part of this build's machine, and --device auto and --ep simnpu reach it.
+// The plugins shipped beside the binary (<prefix>/lib/modelkit/ep_catalog.json) are registered without any flag: the
+// sim NPU is part of this build's machine, and --device auto and --ep simnpu reach it.
 TEST(SimNpuCli, DefaultCatalogBesideTheBinaryRegistersTheSimulatedNpu) {
   const std::map<std::string, std::string> default_catalog = {{"MODELKIT_EP_CATALOG", ""}};
   const ProcessResult sys = Modelkit({"sys", "--format", "json"}, default_catalog);

@@ -163,9 +163,9 @@ TEST(CompareFormats, TextMarkdownCsvAndJsonCarryTheSameRows) {
   EXPECT_THAT(text, HasSubstr("  latency p50   2.99 µs           1.49 µs            -1.50 µs           -50.2%   "));
   EXPECT_THAT(CompareMarkdown(result), HasSubstr("| latency p50 | 2.99 µs | 1.49 µs | -1.50 µs | -50.2% |"));
   const std::string csv = CompareCsv(result);
-  EXPECT_THAT(
-      csv, HasSubstr("\"a.json\",\"b, \"\"new\"\".json\",\"latency p50\",\"ns\",\"lower\",2990.0,1490.0,-1500.0,"
-                     "-50.16722408026756,"));
+  EXPECT_THAT(csv,
+              HasSubstr("\"a.json\",\"b, \"\"new\"\".json\",\"latency p50\",\"ns\",\"lower\",2990.0,1490.0,-1500.0,"
+                        "-50.16722408026756,"));
   const ordered_json json = CompareJson(result);
   EXPECT_EQ(json["comparisons"][0]["metrics"][0]["metric"], "latency p50");
   EXPECT_EQ(json["comparisons"][0]["metrics"][0]["verdict"], "better");

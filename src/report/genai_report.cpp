@@ -336,6 +336,19 @@ std::string StageEpText(const ordered_json& placement, const std::string& stage_
   return "-";
 }
 
+// "Device:", "Bundle:" and the "Placement:" block: what a single run's and a sweep's text share after "Runtime:".
+std::string BundleHeaderText(const ordered_json& report) {
+  const ordered_json& info = report.at("benchmark_info");
+  std::ostringstream out;
+  out << "Device: " << DeviceText(info, report.value("placement", ordered_json::array())) << "\n";
+  out << "Bundle: " << info.at("bundle_dir").get<std::string>() << "\n";
+  if (report.contains("placement") && !report.at("placement").empty()) {
+    out << "Placement:\n";
+    for (const ordered_json& stage : report.at("placement")) out << "  " << PlacementLine(stage) << "\n";
+  }
+  return out.str();
+}
+
 std::string CountText(const ordered_json& value) { return value.is_null() ? "-" : value.dump(); }
 
 std::string MeanText(const ordered_json& stats_block) { return FixedOrDash(stats_block.at("mean"), 2); }
@@ -400,12 +413,7 @@ std::string GenaiReportText(const ordered_json& report) {
   const ordered_json& aggregate = report.at("aggregate");
   std::ostringstream out;
   out << "Runtime: " << info.at("runtime").get<std::string>() << "\n";
-  out << "Device: " << DeviceText(info, report.value("placement", ordered_json::array())) << "\n";
-  out << "Bundle: " << info.at("bundle_dir").get<std::string>() << "\n";
-  if (report.contains("placement") && !report.at("placement").empty()) {
-    out << "Placement:\n";
-    for (const ordered_json& stage : report.at("placement")) out << "  " << PlacementLine(stage) << "\n";
-  }
+  out << BundleHeaderText(report);
   out << "Prompt: " << CountText(info.at("prompt_tokens"))
       << " tokens   Generated: " << CountText(info.at("generated_tokens"))
       << " tokens (max_new_tokens=" << info.at("max_new_tokens").dump() << ")\n";
@@ -536,12 +544,7 @@ std::string GenaiSweepText(const ordered_json& report) {
   const ordered_json& info = report.at("benchmark_info");
   std::ostringstream out;
   out << "Runtime: " << info.at("runtime").get<std::string>() << " (sweep)\n";
-  out << "Device: " << DeviceText(info, report.value("placement", ordered_json::array())) << "\n";
-  out << "Bundle: " << info.at("bundle_dir").get<std::string>() << "\n";
-  if (report.contains("placement") && !report.at("placement").empty()) {
-    out << "Placement:\n";
-    for (const ordered_json& stage : report.at("placement")) out << "  " << PlacementLine(stage) << "\n";
-  }
+  out << BundleHeaderText(report);
   std::vector<double> ttft_ns;
   for (const ordered_json& cell : report.at("sweep")) {
     if (cell.at("ttft_ms").is_number()) ttft_ns.push_back(cell.at("ttft_ms").get<double>() * 1e6);

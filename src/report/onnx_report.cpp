@@ -42,6 +42,19 @@ std::string ShapeText(const ordered_json& shape) {
   return out + "]";
 }
 
+// "Model:", "Device:" and a "Placement:" line per session: what a single run's and a sweep's text begin with.
+std::string RunHeaderText(const ordered_json& report) {
+  const ordered_json& info = report.at("benchmark_info");
+  std::ostringstream out;
+  out << "Model:   " << info.at("running_model_path").get<std::string>() << "\n";
+  out << "Device:  " << info.at("device").get<std::string>() << " (" << info.at("resolved_device").get<std::string>()
+      << ") / " << info.at("ep").get<std::string>() << "\n";
+  if (report.contains("placement")) {
+    for (const ordered_json& session : report.at("placement")) out << "Placement: " << PlacementLine(session) << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string UtcTimestamp() {
@@ -174,12 +187,7 @@ std::string OnnxReportText(const ordered_json& report) {
   const ordered_json& info = report.at("benchmark_info");
   const ordered_json& model = report.at("model_info");
   std::ostringstream out;
-  out << "Model:   " << info.at("running_model_path").get<std::string>() << "\n";
-  out << "Device:  " << info.at("device").get<std::string>() << " (" << info.at("resolved_device").get<std::string>()
-      << ") / " << info.at("ep").get<std::string>() << "\n";
-  if (report.contains("placement")) {
-    for (const ordered_json& session : report.at("placement")) out << "Placement: " << PlacementLine(session) << "\n";
-  }
+  out << RunHeaderText(report);
   for (size_t i = 0; i < model.at("input_names").size(); ++i) {
     out << "Input:   " << model.at("input_names")[i].get<std::string>() << " "
         << model.at("input_types")[i].get<std::string>() << " " << ShapeText(model.at("fed_input_shapes")[i]) << "\n";
@@ -248,12 +256,7 @@ ordered_json OnnxSweepJson(const OnnxPerfOptions& options, const std::vector<int
 std::string OnnxSweepText(const ordered_json& report) {
   const ordered_json& info = report.at("benchmark_info");
   std::ostringstream out;
-  out << "Model:   " << info.at("running_model_path").get<std::string>() << "\n";
-  out << "Device:  " << info.at("device").get<std::string>() << " (" << info.at("resolved_device").get<std::string>()
-      << ") / " << info.at("ep").get<std::string>() << "\n";
-  if (report.contains("placement")) {
-    for (const ordered_json& session : report.at("placement")) out << "Placement: " << PlacementLine(session) << "\n";
-  }
+  out << RunHeaderText(report);
   std::vector<double> p50s;
   for (const ordered_json& cell : report.at("sweep")) {
     if (cell.at("latency_ns").at("p50").is_number()) p50s.push_back(cell.at("latency_ns").at("p50").get<double>());

@@ -5,6 +5,10 @@
 // has its own session of the same bundle: ORT caches a memory plan per input shape, and a Run with a shape the
 // session has seen allocates less, so both must meet every shape for the first time.
 //
+// ORT's own count is not exactly repeatable (about 305 per step here, and runs of the same loop differ by one or two
+// over 32 steps: its thread pool and arena decide some allocations by timing), so the bound allows a few stray
+// allocations. Anything modelkit allocated per step would add at least one per measured step, far above the slack.
+//
 // Counting replaces the C allocator in this program (malloc and its family forward to glibc's __libc_ entry points),
 // which the sanitizers also replace: under them the test is not built in (see tests/CMakeLists.txt).
 #include <gtest/gtest.h>
@@ -79,6 +83,8 @@ namespace {
 constexpr int kPromptLength = 8;
 constexpr int kWarmupSteps = 8;
 constexpr int kMeasuredSteps = 32;
+// Allocations ORT may make in one loop and not the other: less than one per step, so a per-step allocation fails.
+constexpr long kOrtJitter = kMeasuredSteps / 4;
 
 // Allocations made while `body` runs, on any thread.
 template <typename Body>
@@ -186,7 +192,7 @@ TEST(GenerateAllocationTest, DecodeStepAllocatesNoMoreThanOrtRunItself) {
   RecordProperty("modelkit_allocations_per_step", std::to_string(static_cast<double>(modelkit) / kMeasuredSteps));
   RecordProperty("ort_allocations_per_step", std::to_string(static_cast<double>(ort) / kMeasuredSteps));
   std::printf("allocations over %d decode steps: modelkit %ld, ORT Run alone %ld\n", kMeasuredSteps, modelkit, ort);
-  EXPECT_LE(modelkit, ort);
+  EXPECT_LE(modelkit, ort + kOrtJitter);
 }
 
 }  // namespace

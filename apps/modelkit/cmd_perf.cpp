@@ -15,11 +15,11 @@
 #include "modelkit/perf/onnx_benchmark.h"
 #include "modelkit/report/onnx_report.h"
 #include "modelkit/session/model_source.h"
+#include "modelkit/version.h"
 #include "perf_output.h"
 #include "progress_bar.h"
 #include "terminal_status.h"
 #include "token_id_list.h"
-#include "version.h"
 
 namespace modelkit::app {
 namespace {

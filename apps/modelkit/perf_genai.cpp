@@ -16,11 +16,11 @@
 #include "modelkit/perf/genai_benchmark.h"
 #include "modelkit/report/genai_report.h"
 #include "modelkit/report/onnx_report.h"
+#include "modelkit/version.h"
 #include "perf_output.h"
 #include "progress_bar.h"
 #include "terminal_status.h"
 #include "token_id_list.h"
-#include "version.h"
 
 namespace modelkit::app {
 namespace {

@@ -10,7 +10,7 @@
 #include "modelkit/report/html_report.h"
 #include "modelkit/report/onnx_report.h"
 #include "modelkit/report/table_formats.h"
-#include "version.h"
+#include "modelkit/version.h"
 
 namespace modelkit::app {
 

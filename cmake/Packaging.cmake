@@ -1,5 +1,5 @@
 # What `cmake --install` puts beside the binary and the libraries (docs/install.md), and the Debian package CPack
-# makes from it (`cpack -G DEB` in a build directory, or scripts/make_deb.sh).
+# makes from it (`cmake --workflow --preset deb`, or `cpack -G DEB` in any build directory).
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 

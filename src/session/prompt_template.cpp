@@ -25,4 +25,8 @@ std::string PromptTemplate::Render(const std::string& prompt) const {
   return chat_->Render(messages, /*add_generation_prompt=*/true);
 }
 
+std::string PromptTemplate::RenderMessages(const nlohmann::ordered_json& messages) const {
+  return chat_->Render(messages, /*add_generation_prompt=*/true);
+}
+
 }  // namespace modelkit::session

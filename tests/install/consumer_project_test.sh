@@ -4,12 +4,13 @@
 # compiled on its own), then run without LD_LIBRARY_PATH: it lists EPs, benchmarks an ONNX model, and generates from a
 # bundle with an EP override. Its tokens must equal `modelkit generate` with the same settings, and it must open
 # nothing of the source or build tree.
-# Usage: consumer_project_test.sh BUILD_DIR SOURCE_DIR ONNX_MODEL TOKENIZER_DIR
+# Usage: consumer_project_test.sh BUILD_DIR SOURCE_DIR ONNX_MODEL TOKENIZER_DIR [CXX_FLAGS]
 set -euo pipefail
 build_dir="$(cd "$1" && pwd)"
 source_dir="$(cd "$2" && pwd)"
 model="$3"
 tokenizer="$4"
+cxx_flags="${5:-}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
@@ -46,7 +47,7 @@ expected=$(python3 -c 'import json,sys; print(",".join(map(str, json.load(open(s
   "${work}/generate.json")
 
 cmake -S "${source_dir}/tests/install/consumer" -B "${work}/consumer-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF > "${work}/configure.log" ||
+  -DCMAKE_PREFIX_PATH="${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_CXX_FLAGS="${cxx_flags}" > "${work}/configure.log" ||
   { cat "${work}/configure.log" >&2; fail "the consumer project does not configure"; }
 cmake --build "${work}/consumer-build" > "${work}/build.log" 2>&1 ||
   { cat "${work}/build.log" >&2; fail "the consumer project does not build"; }

@@ -25,6 +25,9 @@ class PromptTemplate {
   bool applies() const { return chat_.has_value(); }
   // The text to tokenize for `prompt`.
   std::string Render(const std::string& prompt) const;
+  // The text to tokenize for a conversation ([{"role", "content"}...]) with the generation prompt appended. Requires
+  // applies(); errors as tokenizer::ChatTemplate::Render.
+  std::string RenderMessages(const nlohmann::ordered_json& messages) const;
 
  private:
   std::optional<tokenizer::ChatTemplate> chat_;

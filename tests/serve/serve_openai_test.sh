@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `modelkit serve` driven by the real OpenAI client (the openai npm package): a built bundle is served with an API key,
+# two sessions and a short queue; openai_client_test.cjs checks models, chat and completions (streamed and not, the
+# same text both ways and the same as `modelkit generate`), stop sequences, OpenAI-style errors, a client that leaves
+# mid-stream (its generation stops) and 8 concurrent streams (each completes or gets 429, none lost). Then SIGTERM:
+# the server drains and exits 0.
+# Usage: serve_openai_test.sh MODELKIT NODE_MODULES_DIR TOKENIZER_DIR
+set -euo pipefail
+modelkit="$1"
+node_modules="$2"
+tokenizer="$3"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  [[ -n "${server_pid}" ]] && kill -9 "${server_pid}" 2>/dev/null
+  [[ -n "${KEEP_SERVE_LOG:-}" ]] && cp "${work}/server.err" "${KEEP_SERVE_LOG}"
+  rm -rf "${work}"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  [[ -f "${work}/server.err" ]] && tail -20 "${work}/server.err" >&2
+  exit 1
+}
+export MODELKIT_EP_CATALOG=none HOME="${work}"
+
+"${modelkit}" build --random --arch qwen3 --seed 11 --hidden-size 64 --layers 1 --heads 2 --kv-heads 1 --head-dim 32 \
+  --intermediate-size 128 --context-length 512 --tokenizer "${tokenizer}" -o "${work}/tiny" > /dev/null
+# What `generate` says for the prompt the client sends first: the reference for the server's text.
+"${modelkit}" generate -m "${work}/tiny" --prompt "Hello there" --greedy --max-new-tokens 8 -f json \
+  > "${work}/generate.json"
+echo "sk-test-$$" > "${work}/key"
+
+"${modelkit}" serve -m "${work}/tiny" --port 0 --max-concurrency 2 --queue 2 --max-body-kb 64 \
+  --api-key-file "${work}/key" 2> "${work}/server.err" &
+server_pid=$!
+port=""
+for _ in $(seq 1 600); do
+  port="$(sed -n 's|^listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "${work}/server.err")"
+  [[ -n "${port}" ]] && grep -q '^ready$' "${work}/server.err" && break
+  kill -0 "${server_pid}" 2>/dev/null || fail "the server exited before it was ready"
+  sleep 0.1
+done
+grep -q '^ready$' "${work}/server.err" || fail "the server was not ready within 60 s"
+grep -q "^model tiny: .* on config" "${work}/server.err" || fail "the server did not log the model's EP"
+
+NODE_PATH="${node_modules}" node "${here}/openai_client_test.cjs" "http://127.0.0.1:${port}" "$(cat "${work}/key")" \
+  tiny "${work}/generate.json" || fail "the client checks failed"
+
+grep -qE '^POST /v1/chat/completions 200 model=tiny stream=1 prompt_tokens=[0-9]+ completion_tokens=[0-9]+ ttft_ms=' \
+  "${work}/server.err" || fail "no access log line for a streamed chat completion"
+grep -q '^GET /health 200$' "${work}/server.err" || fail "no access log line for /health"
+
+kill -TERM "${server_pid}"
+status=0
+wait "${server_pid}" || status=$?
+server_pid=""
+[[ "${status}" -eq 0 ]] || fail "the server exited ${status} on SIGTERM, not 0"
+grep -q '^stopped$' "${work}/server.err" || fail "the server did not say it stopped"
+echo "ok: served tiny on port ${port}; the OpenAI client's checks passed; SIGTERM drained and exited 0"

@@ -1,7 +1,7 @@
 // `modelkit serve -m BUNDLE [-m BUNDLE...]`: the bundles behind an OpenAI-compatible HTTP API (serve/server.h,
-// docs/serve.md). It listens first (GET /health answers 503 while loading), loads every model with the same session
-// as `generate` (--ep/--device/--compile mean the same), then serves until SIGINT or SIGTERM, which drain: no new
-// requests, running ones finish within --grace seconds, exit 0.
+// docs/serve.md). It binds the address, loads every model with the same session as `generate` (--ep/--device/--compile
+// mean the same), then serves until SIGINT or SIGTERM, which drain: no new requests, running ones finish within
+// --grace seconds, exit 0.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -81,43 +81,36 @@ int RunServe(const ServeFlags& flags) {
 
   const InterruptScope interrupt_scope;
   serve::Server server(options);
+  // The address is taken first (a port in use fails at once), every model is loaded before the server answers (a
+  // bundle that fails to load is one error line, and nothing was ever served), then it listens.
   const int port = server.Bind();
-  std::thread listener([&server] { server.Listen(); });
-  options.log("listening on http://" + flags.host + ":" + std::to_string(port) + " (loading " +
-              std::to_string(flags.models.size()) + " model" + (flags.models.size() == 1 ? "" : "s") + ")");
-  const auto stop = [&](std::chrono::milliseconds grace) {
-    server.Drain(grace);
-    listener.join();
-  };
-  try {
-    session::PluginMachineAccess machine(flags.ep_flags.Plugins());
-    for (const std::string& bundle : flags.models) {
-      serve::ServedModel model;
-      model.id = ModelId(bundle);
-      for (int i = 0; i < flags.max_concurrency; ++i) {
-        auto session = std::make_unique<session::GenaiSession>(
-            MakeGenaiSessionOptions(bundle, flags.ep, flags.device, flags.compile, flags.ep_flags), machine);
-        session->Load();
-        StopIfInterrupted();
-        model.sessions.push_back(std::move(session));
-      }
-      const session::GenaiSession& first = *model.sessions.front();
-      options.log("model " + model.id + ": " + bundle + " on " + first.effective_ep().ReportName() +
-                  (first.effective_device().empty() ? "" : " (" + first.effective_device() + ")") + ", " +
-                  std::to_string(flags.max_concurrency) + " session" + (flags.max_concurrency == 1 ? "" : "s"));
-      server.AddModel(std::move(model));
+  session::PluginMachineAccess machine(flags.ep_flags.Plugins());
+  for (const std::string& bundle : flags.models) {
+    serve::ServedModel model;
+    model.id = ModelId(bundle);
+    for (int i = 0; i < flags.max_concurrency; ++i) {
+      auto session = std::make_unique<session::GenaiSession>(
+          MakeGenaiSessionOptions(bundle, flags.ep, flags.device, flags.compile, flags.ep_flags), machine);
+      session->Load();
+      StopIfInterrupted();
+      model.sessions.push_back(std::move(session));
     }
-  } catch (...) {
-    stop(std::chrono::milliseconds(0));
-    throw;
+    const session::GenaiSession& first = *model.sessions.front();
+    options.log("model " + model.id + ": " + bundle + " on " + first.effective_ep().ReportName() +
+                (first.effective_device().empty() ? "" : " (" + first.effective_device() + ")") + ", " +
+                std::to_string(flags.max_concurrency) + " session" + (flags.max_concurrency == 1 ? "" : "s"));
+    server.AddModel(std::move(model));
   }
   server.Ready();
+  std::thread listener([&server] { server.Listen(); });
+  options.log("listening on http://" + flags.host + ":" + std::to_string(port));
   options.log("ready");
   while (!InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::ostringstream grace;
   grace << flags.grace_s;
   options.log("stopping: finishing running requests (up to " + grace.str() + " s)");
-  stop(std::chrono::milliseconds(static_cast<int64_t>(flags.grace_s * 1000)));
+  server.Drain(std::chrono::milliseconds(static_cast<int64_t>(flags.grace_s * 1000)));
+  listener.join();
   options.log("stopped");
   return 0;
 }

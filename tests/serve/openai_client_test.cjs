@@ -1,24 +1,29 @@
 // Drives a running `modelkit serve` with the openai npm client, as users' tools do. Exits non-zero naming the first
 // check that failed.
 // Usage: node openai_client_test.cjs BASE_URL API_KEY MODEL GENERATE_JSON
+//        node openai_client_test.cjs BASE_URL API_KEY MODEL --drain: two long streams; prints "streaming" once both
+//        have a first chunk (the caller then sends SIGTERM), and checks that both still finish.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const OpenAI = require('openai');
 
 const [baseUrl, apiKey, model, generateJson] = process.argv.slice(2);
-const reference = JSON.parse(fs.readFileSync(generateJson, 'utf8'));
+const reference = generateJson === '--drain' ? null : JSON.parse(fs.readFileSync(generateJson, 'utf8'));
 const client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey, maxRetries: 0, timeout: 60000 });
 const hello = [{ role: 'user', content: 'Hello there' }];
 
-async function streamed(params) {
+async function streamed(params, onFirstChunk) {
   const stream = await client.chat.completions.create({ ...params, stream: true,
     stream_options: { include_usage: true } });
   let text = '';
   let finish = null;
   let usage = null;
   let roles = 0;
+  const ids = new Set();
   for await (const chunk of stream) {
+    if (ids.size === 0 && onFirstChunk) onFirstChunk();
+    ids.add(chunk.id);
     if (chunk.usage) usage = chunk.usage;
     for (const choice of chunk.choices) {
       if (choice.delta.role) roles += 1;
@@ -27,7 +32,8 @@ async function streamed(params) {
     }
   }
   assert.equal(roles, 1, 'the role comes in the first chunk only');
-  return { text, finish, usage };
+  assert.equal(ids.size, 1, 'every chunk of a stream carries its one id');
+  return { text, finish, usage, id: [...ids][0] };
 }
 
 async function raw(path, init) {
@@ -105,6 +111,8 @@ async function main() {
   const anonymous = await raw('/v1/models', {});
   assert.equal(anonymous.status, 401);
   assert.equal(anonymous.body.error.type, 'authentication_error');
+  const wrongKey = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: `${apiKey}x`, maxRetries: 0 });
+  await assert.rejects(wrongKey.models.list(), (e) => e.status === 401 && e.code === 'invalid_api_key');
   const unknownPath = await raw('/v1/embeddings', { method: 'POST', headers: authorized, body: '{}' });
   assert.equal(unknownPath.status, 404);
 
@@ -133,7 +141,8 @@ async function main() {
       const result = await streamed({ model, messages: [{ role: 'user', content: `request ${i}` }], max_tokens: 16,
         temperature: 0 });
       assert.ok(result.finish === 'stop' || result.finish === 'length', `stream ${i} did not finish`);
-      return 'done';
+      assert.equal(result.usage.completion_tokens > 0, true);
+      return result.id;
     } catch (e) {
       if (e.status === 429) {
         assert.equal(e.headers.get('retry-after'), '1');
@@ -142,8 +151,10 @@ async function main() {
       throw e;
     }
   }));
-  const done = outcomes.filter((o) => o === 'done').length;
+  const served = outcomes.filter((o) => o !== 'refused');
+  const done = served.length;
   const refused = outcomes.filter((o) => o === 'refused').length;
+  assert.equal(new Set(served).size, done, 'two streams carried the same id');
   assert.equal(done + refused, 8);
   assert.ok(done >= 4, `only ${done} of 8 streams were served: 2 run and 2 wait at least`);
   const after = await metrics();
@@ -170,7 +181,23 @@ async function metrics() {
   };
 }
 
-main().catch((error) => {
+// Two long streams; SIGTERM arrives while they run (sent by the caller on "streaming"): both finish.
+async function drain() {
+  let started = 0;
+  const onFirst = () => {
+    started += 1;
+    if (started === 2) console.log('streaming');
+  };
+  const results = await Promise.all([0, 1].map((i) => streamed({ model, messages: [{ role: 'user',
+    content: `long ${i}` }], max_tokens: 300, temperature: 0 }, onFirst)));
+  for (const result of results) {
+    assert.equal(result.finish, 'length', 'a running stream was cut by the shutdown');
+    assert.equal(result.usage.completion_tokens, 300);
+  }
+  console.log('drained: both streams finished');
+}
+
+(generateJson === '--drain' ? drain() : main()).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -33,30 +33,59 @@ export MODELKIT_EP_CATALOG=none HOME="${work}"
   > "${work}/generate.json"
 echo "sk-test-$$" > "${work}/key"
 
-"${modelkit}" serve -m "${work}/tiny" --port 0 --max-concurrency 2 --queue 2 --max-body-kb 64 \
-  --api-key-file "${work}/key" 2> "${work}/server.err" &
-server_pid=$!
-port=""
-for _ in $(seq 1 600); do
-  port="$(sed -n 's|^listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "${work}/server.err")"
-  [[ -n "${port}" ]] && grep -q '^ready$' "${work}/server.err" && break
-  kill -0 "${server_pid}" 2>/dev/null || fail "the server exited before it was ready"
-  sleep 0.1
-done
-grep -q '^ready$' "${work}/server.err" || fail "the server was not ready within 60 s"
+# Starts the server on a free port in the background; sets server_pid and port once it says it is ready.
+start_server() {
+  "${modelkit}" serve -m "${work}/tiny" --port 0 --max-concurrency 2 --queue 2 --max-body-kb 64 \
+    --api-key-file "${work}/key" 2> "${work}/server.err" &
+  server_pid=$!
+  for _ in $(seq 1 600); do
+    grep -q '^ready$' "${work}/server.err" && break
+    kill -0 "${server_pid}" 2>/dev/null || fail "the server exited before it was ready"
+    sleep 0.1
+  done
+  grep -q '^ready$' "${work}/server.err" || fail "the server was not ready within 60 s"
+  port="$(sed -n 's|^listening on http://127.0.0.1:\([0-9]*\)$|\1|p' "${work}/server.err")"
+  [[ -n "${port}" ]] || fail "the server did not say where it listens"
+}
+# Sends SIGTERM and expects exit 0 after "stopped".
+stop_server() {
+  kill -TERM "${server_pid}"
+  local status=0
+  wait "${server_pid}" || status=$?
+  server_pid=""
+  [[ "${status}" -eq 0 ]] || fail "the server exited ${status} on SIGTERM, not 0"
+  grep -q '^stopped$' "${work}/server.err" || fail "the server did not say it stopped"
+}
+client() { NODE_PATH="${node_modules}" node "${here}/openai_client_test.cjs" "http://127.0.0.1:${port}" "$(cat "${work}/key")" tiny "$@"; }
+
+start_server
 grep -q "^model tiny: .* on config" "${work}/server.err" || fail "the server did not log the model's EP"
-
-NODE_PATH="${node_modules}" node "${here}/openai_client_test.cjs" "http://127.0.0.1:${port}" "$(cat "${work}/key")" \
-  tiny "${work}/generate.json" || fail "the client checks failed"
-
+client "${work}/generate.json" || fail "the client checks failed"
 grep -qE '^POST /v1/chat/completions 200 model=tiny stream=1 prompt_tokens=[0-9]+ completion_tokens=[0-9]+ ttft_ms=' \
   "${work}/server.err" || fail "no access log line for a streamed chat completion"
 grep -q '^GET /health 200$' "${work}/server.err" || fail "no access log line for /health"
+stop_server
 
-kill -TERM "${server_pid}"
+# SIGTERM while two streams run: they finish (the grace is long enough), then the server exits 0.
+start_server
+client --drain > "${work}/drain.out" &
+client_pid=$!
+for _ in $(seq 1 300); do
+  grep -q '^streaming$' "${work}/drain.out" && break
+  kill -0 "${client_pid}" 2>/dev/null || break
+  sleep 0.1
+done
+grep -q '^streaming$' "${work}/drain.out" || fail "the two streams did not start"
+stop_server
+wait "${client_pid}" || fail "the streams running at SIGTERM did not finish: $(cat "${work}/drain.out")"
+grep -q '^drained' "${work}/drain.out" || fail "the drain client did not finish"
+
+# A bundle that fails to load: one error line, the generate exit code, and it never listened.
+cp -r "${work}/tiny" "${work}/broken"
+echo 'not an onnx model' > "${work}/broken/model.onnx"
 status=0
-wait "${server_pid}" || status=$?
-server_pid=""
-[[ "${status}" -eq 0 ]] || fail "the server exited ${status} on SIGTERM, not 0"
-grep -q '^stopped$' "${work}/server.err" || fail "the server did not say it stopped"
-echo "ok: served tiny on port ${port}; the OpenAI client's checks passed; SIGTERM drained and exited 0"
+"${modelkit}" serve -m "${work}/broken" --port 0 2> "${work}/broken.err" || status=$?
+[[ "${status}" -eq 3 ]] || { cat "${work}/broken.err" >&2; fail "serve of a broken bundle exited ${status}, not 3"; }
+[[ "$(grep -c '^error: ' "${work}/broken.err")" -eq 1 ]] || { cat "${work}/broken.err" >&2; fail "not one error line"; }
+if grep -q '^listening' "${work}/broken.err"; then fail "serve listened with a bundle it could not load"; fi
+echo "ok: the OpenAI client's checks passed; SIGTERM drained running streams and exited 0; a broken bundle exits 3"

@@ -1,7 +1,7 @@
 // `modelkit serve -m BUNDLE [-m BUNDLE...]`: the bundles behind an OpenAI-compatible HTTP API (serve/server.h,
 // docs/serve.md). It binds the address, loads every model with the same session as `generate` (--ep/--device/--compile
 // mean the same), then serves until SIGINT or SIGTERM, which drain: no new requests, running ones finish within
-// --grace seconds, exit 0.
+// --grace seconds, exit 0; so does --idle-timeout without requests.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +34,7 @@ struct ServeFlags {
   int max_concurrency = 1;
   int queue = 16;
   double grace_s = 30;
+  double idle_timeout_s = 0;  // 0: never
   int64_t max_body_kb = 4096;
   std::string api_key_file;
   std::string ep;
@@ -105,7 +106,16 @@ int RunServe(const ServeFlags& flags) {
   std::thread listener([&server] { server.Listen(); });
   options.log("listening on http://" + flags.host + ":" + std::to_string(port));
   options.log("ready");
-  while (!InterruptRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto idle_limit = std::chrono::milliseconds(static_cast<int64_t>(flags.idle_timeout_s * 1000));
+  while (!InterruptRequested()) {
+    if (flags.idle_timeout_s > 0 && server.Idle() >= idle_limit) {
+      std::ostringstream idle;
+      idle << flags.idle_timeout_s;
+      options.log("idle for " + idle.str() + " s (--idle-timeout)");
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   std::ostringstream grace;
   grace << flags.grace_s;
   options.log("stopping: finishing running requests (up to " + grace.str() + " s)");
@@ -145,6 +155,11 @@ void RegisterServeCommand(CLI::App& app, CommandRunner& run) {
       ->add_option("--grace", flags->grace_s,
                    "Seconds running requests get to finish on SIGINT/SIGTERM before they are cancelled")
       ->check(FiniteNumber(0, 3600))
+      ->capture_default_str();
+  command
+      ->add_option("--idle-timeout", flags->idle_timeout_s,
+                   "Stop (exit 0) after this many seconds without a request; 0 serves until stopped")
+      ->check(FiniteNumber(0, 31'536'000))
       ->capture_default_str();
   command->add_option("--max-body-kb", flags->max_body_kb, "Largest request body in KiB; larger is answered 413")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))

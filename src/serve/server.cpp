@@ -66,6 +66,9 @@ struct Server::Impl {
   std::atomic<bool> cancel_all{false};
   std::atomic<int> in_flight{0};
   std::atomic<uint64_t> next_id{1};
+  std::atomic<int64_t> last_activity_ns{0};  // steady clock
+
+  void Touch() { last_activity_ns = Clock::now().time_since_epoch().count(); }
   Metrics metrics;
   int bound_port = -1;
 
@@ -294,6 +297,7 @@ void Server::Impl::HandleCompletion(const httplib::Request& req, httplib::Respon
             .dump(),
         "application/json");
     g->ticket.reset();
+    Touch();
     access_log(200, result, ttft, false);
     return;
   }
@@ -337,6 +341,7 @@ void Server::Impl::HandleCompletion(const httplib::Request& req, httplib::Respon
         sink.done();
         g->ticket.reset();
         --in_flight;
+        Touch();
         access_log(200, result, ttft, true);
         return true;
       },
@@ -352,6 +357,7 @@ void Server::Impl::HandleCompletion(const httplib::Request& req, httplib::Respon
 void Server::Impl::Routes() {
   http.set_payload_max_length(options.max_body_bytes);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    Touch();
     if (options.api_key.empty()) return httplib::Server::HandlerResponse::Unhandled;
     if (req.get_header_value("Authorization") == "Bearer " + options.api_key) {
       return httplib::Server::HandlerResponse::Unhandled;
@@ -455,7 +461,16 @@ void Server::AddModel(ServedModel model) {
   impl_->models[entry->id] = std::move(entry);
 }
 
-void Server::Ready() { impl_->ready = true; }
+void Server::Ready() {
+  impl_->Touch();
+  impl_->ready = true;
+}
+
+std::chrono::milliseconds Server::Idle() const {
+  if (impl_->in_flight > 0) return std::chrono::milliseconds(0);
+  const Clock::duration since = Clock::now().time_since_epoch() - Clock::duration(impl_->last_activity_ns.load());
+  return std::chrono::duration_cast<std::chrono::milliseconds>(since);
+}
 
 void Server::Drain(std::chrono::milliseconds grace) {
   impl_->draining = true;

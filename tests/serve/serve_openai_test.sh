@@ -80,6 +80,21 @@ stop_server
 wait "${client_pid}" || fail "the streams running at SIGTERM did not finish: $(cat "${work}/drain.out")"
 grep -q '^drained' "${work}/drain.out" || fail "the drain client did not finish"
 
+# Two models, and --idle-timeout: both are listed, and without requests the server stops by itself, exit 0.
+cp -r "${work}/tiny" "${work}/tiny2"
+"${modelkit}" serve -m "${work}/tiny" -m "${work}/tiny2" --port 0 --idle-timeout 5 2> "${work}/idle.err" &
+idle_pid=$!
+for _ in $(seq 1 600); do grep -q '^ready$' "${work}/idle.err" && break; sleep 0.1; done
+idle_port="$(sed -n 's|^listening on http://127.0.0.1:\([0-9]*\)$|\1|p' "${work}/idle.err")"
+models="$(python3 -c 'import json, sys, urllib.request
+print(" ".join(m["id"] for m in json.load(urllib.request.urlopen(sys.argv[1]))["data"]))' \
+  "http://127.0.0.1:${idle_port}/v1/models")" || fail "GET /v1/models of two models failed"
+[[ "${models}" == "tiny tiny2" ]] || fail "two served models listed as '${models}'"
+status=0
+wait "${idle_pid}" || status=$?
+[[ "${status}" -eq 0 ]] || fail "the idle server exited ${status}, not 0"
+grep -q '^idle for 5 s (--idle-timeout)$' "${work}/idle.err" || fail "the idle server did not say why it stopped"
+
 # A bundle that fails to load: one error line, the generate exit code, and it never listened.
 cp -r "${work}/tiny" "${work}/broken"
 echo 'not an onnx model' > "${work}/broken/model.onnx"

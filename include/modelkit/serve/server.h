@@ -48,6 +48,9 @@ class Server {
   // Stops admitting (new completions get 503), lets running generations finish for up to `grace`, cancels the rest
   // at their next token, and stops the server (Listen() returns).
   void Drain(std::chrono::milliseconds grace);
+  // Time since the last request arrived or the last generation ended (since Ready() when none did); zero while a
+  // generation runs.
+  std::chrono::milliseconds Idle() const;
 
  private:
   struct Impl;

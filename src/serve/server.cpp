@@ -358,7 +358,8 @@ void Server::Impl::Routes() {
   http.set_payload_max_length(options.max_body_bytes);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     Touch();
-    if (options.api_key.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    // Health probes come from the machine's supervisor, which holds no API key.
+    if (options.api_key.empty() || req.path == "/health") return httplib::Server::HandlerResponse::Unhandled;
     if (req.get_header_value("Authorization") == "Bearer " + options.api_key) {
       return httplib::Server::HandlerResponse::Unhandled;
     }

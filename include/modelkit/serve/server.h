@@ -1,6 +1,7 @@
 // `modelkit serve`: an OpenAI-compatible HTTP server (cpp-httplib) over loaded genai sessions (docs/serve.md).
 // POST /v1/chat/completions and /v1/completions (non-streaming, or Server-Sent Events ending with [DONE]),
-// GET /v1/models, GET /health (503 until every model is loaded), GET /metrics (Prometheus text). Requests for a model
+// GET /v1/models, GET /health (503 before Ready() and while draining; no API key needed), GET /metrics (Prometheus
+// text). Requests for a model
 // take one of its sessions in arrival order; a full queue is answered 429 with Retry-After. A client that disconnects
 // mid-stream cancels its generation at the next token. Errors are OpenAI-style error objects.
 #pragma once

@@ -142,7 +142,7 @@ async function main() {
         temperature: 0 });
       assert.ok(result.finish === 'stop' || result.finish === 'length', `stream ${i} did not finish`);
       assert.equal(result.usage.completion_tokens > 0, true);
-      return result.id;
+      return { id: result.id, text: result.text, i };
     } catch (e) {
       if (e.status === 429) {
         assert.equal(e.headers.get('retry-after'), '1');
@@ -154,11 +154,17 @@ async function main() {
   const served = outcomes.filter((o) => o !== 'refused');
   const done = served.length;
   const refused = outcomes.filter((o) => o === 'refused').length;
-  assert.equal(new Set(served).size, done, 'two streams carried the same id');
+  assert.equal(new Set(served.map((s) => s.id)).size, done, 'two streams carried the same id');
+  // Each stream served under load carries exactly its own greedy answer: nothing mixed between concurrent sessions.
+  for (const { text: streamedText, i } of served) {
+    const alone = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `request ${i}` }],
+      max_tokens: 16, temperature: 0 });
+    assert.equal(streamedText, alone.choices[0].message.content, `stream ${i} under load differs from its answer alone`);
+  }
   assert.equal(done + refused, 8);
   assert.ok(done >= 4, `only ${done} of 8 streams were served: 2 run and 2 wait at least`);
   const after = await metrics();
-  assert.equal(after.ok - before.ok, done, '/metrics counts the served streams');
+  assert.equal(after.ok - before.ok, 2 * done, '/metrics counts the served streams and their answers alone');
   assert.equal(after.refused - before.refused, refused, '/metrics counts the refused streams');
   assert.equal(after.running, 0);
   assert.equal(after.waiting, 0);

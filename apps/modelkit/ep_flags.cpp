@@ -2,6 +2,7 @@
 
 #include "modelkit/base/error.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/device/plugin_flags.h"
 
 namespace modelkit::app {
 
@@ -47,16 +48,7 @@ std::vector<device::PluginLibrary> EpLibraryFlags::Plugins() const {
 }
 
 std::vector<std::string> EpLibraryFlags::ForwardedArgs() const {
-  std::vector<std::string> args;
-  for (const std::string& spec : ep_libraries) {
-    args.push_back("--ep-library");
-    args.push_back(spec);
-  }
-  if (!ep_catalog.empty()) {
-    args.push_back("--ep-catalog");
-    args.push_back(ep_catalog);
-  }
-  return args;
+  return device::PluginLibraryFlags(ep_libraries, ep_catalog);
 }
 
 device::Machine EpLibraryFlags::LoadRealMachine(BrokenLibraries broken) const {

@@ -3,6 +3,7 @@
 #include "machine_impl.h"
 #include "modelkit/base/error.h"
 #include "modelkit/device/device_request.h"
+#include "modelkit/device/plugin_flags.h"
 #include "modelkit/generate/generator.h"
 #include "modelkit/session/genai_session.h"
 #include "modelkit/session/prompt_template.h"
@@ -25,14 +26,7 @@ compile::CompilerCommand CompilerOf(const MachineOptions& machine) {
   if (const std::optional<fs::path> directory = LibraryDirectory()) {
     compiler.program = directory->parent_path().parent_path() / "bin" / "modelkit";
   }
-  for (const std::string& spec : machine.ep_libraries) {
-    compiler.extra_args.push_back("--ep-library");
-    compiler.extra_args.push_back(spec);
-  }
-  if (!machine.ep_catalog.empty()) {
-    compiler.extra_args.push_back("--ep-catalog");
-    compiler.extra_args.push_back(machine.ep_catalog.string());
-  }
+  compiler.extra_args = device::PluginLibraryFlags(machine.ep_libraries, machine.ep_catalog.string());
   return compiler;
 }
 

@@ -118,6 +118,18 @@ Json Usage(int64_t prompt_tokens, int64_t completion_tokens) {
           {"total_tokens", prompt_tokens + completion_tokens}};
 }
 
+// What every response and chunk of a generation starts with; `streamed` picks the chunk's object type.
+Json Envelope(const Generation& g, bool streamed, Json choices) {
+  const bool chat = g.request.endpoint == Endpoint::kChatCompletions;
+  return {{"id", g.id},
+          {"object", !chat      ? "text_completion"
+                     : streamed ? "chat.completion.chunk"
+                                : "chat.completion"},
+          {"created", g.created},
+          {"model", g.request.model},
+          {"choices", std::move(choices)}};
+}
+
 // A streamed chunk: a delta of text (and the role in the first chunk), or the finish reason.
 Json Chunk(const Generation& g, const std::optional<std::string>& text, const std::optional<std::string>& finish,
            bool first) {
@@ -133,11 +145,14 @@ Json Chunk(const Generation& g, const std::optional<std::string>& text, const st
   }
   if (!chat) choice["logprobs"] = nullptr;
   choice["finish_reason"] = finish ? Json(*finish) : Json(nullptr);
-  return {{"id", g.id},
-          {"object", chat ? "chat.completion.chunk" : "text_completion"},
-          {"created", g.created},
-          {"model", g.request.model},
-          {"choices", Json::array({choice})}};
+  return Envelope(g, /*streamed=*/true, Json::array({choice}));
+}
+
+// The last chunk of a stream with stream_options.include_usage: no choices, the usage.
+Json UsageChunk(const Generation& g, const Json& usage) {
+  Json chunk = Envelope(g, /*streamed=*/true, Json::array());
+  chunk["usage"] = usage;
+  return chunk;
 }
 
 Json Whole(const Generation& g, const std::string& text, const std::string& finish, const Json& usage) {
@@ -150,12 +165,9 @@ Json Whole(const Generation& g, const std::string& text, const std::string& fini
     choice["logprobs"] = nullptr;
   }
   choice["finish_reason"] = finish;
-  return {{"id", g.id},
-          {"object", chat ? "chat.completion" : "text_completion"},
-          {"created", g.created},
-          {"model", g.request.model},
-          {"choices", Json::array({choice})},
-          {"usage", usage}};
+  Json response = Envelope(g, /*streamed=*/false, Json::array({choice}));
+  response["usage"] = usage;
+  return response;
 }
 
 }  // namespace
@@ -327,14 +339,8 @@ void Server::Impl::HandleCompletion(const httplib::Request& req, httplib::Respon
         }
         write(Chunk(*g, std::nullopt, FinishReason(result.stop_reason, stopped_by_sequence), first));
         if (g->request.include_usage) {
-          write({{"id", g->id},
-                 {"object",
-                  g->request.endpoint == Endpoint::kChatCompletions ? "chat.completion.chunk" : "text_completion"},
-                 {"created", g->created},
-                 {"model", g->request.model},
-                 {"choices", Json::array()},
-                 {"usage",
-                  Usage(static_cast<int64_t>(g->prompt.size()), static_cast<int64_t>(result.generated_ids.size()))}});
+          write(UsageChunk(
+              *g, Usage(static_cast<int64_t>(g->prompt.size()), static_cast<int64_t>(result.generated_ids.size()))));
         }
         const std::string done = "data: [DONE]\n\n";
         if (sink.is_writable()) sink.write(done.data(), done.size());

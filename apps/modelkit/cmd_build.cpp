@@ -161,6 +161,9 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
                    "MatMulNBits accuracy_level: 0 fp32 math, 4 int8 activations (faster)")
       ->check(CLI::IsMember({0, 1, 2, 3, 4}))
       ->capture_default_str();
+  command->add_flag("!--separate-projections", o.fuse_projections,
+                    "Emit q/k/v and gate/up as separate MatMuls (default: one MatMul + Split each; same results, "
+                    "fewer kernels)");
   command
       ->add_option("--context-length", flags->context_length,
                    "Context length (default: max_position_embeddings, 4096 for --random)")

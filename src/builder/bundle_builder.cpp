@@ -197,6 +197,7 @@ BuildResult BuildBundle(const BuildOptions& options) {
   graph.block_size = options.block_size;
   graph.int4_symmetric = options.int4_symmetric;
   graph.int4_accuracy_level = options.int4_accuracy_level;
+  graph.fuse_projections = options.fuse_projections;
   graph.context_length = result.context_length;
   BuildProgress progress(options.progress, TensorReads(result.spec, options.layout));
   nlohmann::ordered_json config_json;

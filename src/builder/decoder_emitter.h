@@ -129,12 +129,14 @@ class DecoderEmitter {
     const int64_t h = spec_.hidden_size, hd = spec_.head_dim;
     const int64_t q_dim = spec_.num_heads * hd, kv_dim = spec_.num_kv_heads * hd;
     const std::string x = Norm(hidden, LayerTensor(l, "input_layernorm.weight"), h, p + "/input_layernorm");
-    std::string q =
-        Linear(x, LayerTensor(l, "self_attn.q_proj.weight"), q_dim, h, options_.precision, p + "/attn/q_proj");
-    std::string k =
-        Linear(x, LayerTensor(l, "self_attn.k_proj.weight"), kv_dim, h, options_.precision, p + "/attn/k_proj");
-    const std::string v =
-        Linear(x, LayerTensor(l, "self_attn.v_proj.weight"), kv_dim, h, options_.precision, p + "/attn/v_proj");
+    const std::vector<std::string> qkv = Projections(
+        x,
+        {{LayerTensor(l, "self_attn.q_proj.weight"), q_dim, p + "/attn/q_proj"},
+         {LayerTensor(l, "self_attn.k_proj.weight"), kv_dim, p + "/attn/k_proj"},
+         {LayerTensor(l, "self_attn.v_proj.weight"), kv_dim, p + "/attn/v_proj"}},
+        h, LayerTensor(l, "self_attn.qkv_proj.weight"), p + "/attn/qkv_proj");
+    std::string q = qkv[0], k = qkv[1];
+    const std::string& v = qkv[2];
     if (spec_.arch == Arch::kQwen3) {
       q = HeadNorm(q, LayerTensor(l, "self_attn.q_norm.weight"), p + "/attn/q_norm");
       k = HeadNorm(k, LayerTensor(l, "self_attn.k_norm.weight"), p + "/attn/k_norm");
@@ -147,10 +149,12 @@ class DecoderEmitter {
     const std::string y =
         Norm(residual, LayerTensor(l, "post_attention_layernorm.weight"), h, p + "/post_attention_layernorm");
     const int64_t inter = spec_.intermediate_size;
-    const std::string gate =
-        Linear(y, LayerTensor(l, "mlp.gate_proj.weight"), inter, h, options_.precision, p + "/mlp/gate_proj");
-    const std::string up =
-        Linear(y, LayerTensor(l, "mlp.up_proj.weight"), inter, h, options_.precision, p + "/mlp/up_proj");
+    const std::vector<std::string> gate_up =
+        Projections(y,
+                    {{LayerTensor(l, "mlp.gate_proj.weight"), inter, p + "/mlp/gate_proj"},
+                     {LayerTensor(l, "mlp.up_proj.weight"), inter, p + "/mlp/up_proj"}},
+                    h, LayerTensor(l, "mlp.gate_up_proj.weight"), p + "/mlp/gate_up_proj");
+    const std::string &gate = gate_up[0], &up = gate_up[1];
     writer_.AddNode("Sigmoid", {gate}, {p + "/mlp/act_fn/Sigmoid/output_0"});
     writer_.AddNode("Mul", {gate, p + "/mlp/act_fn/Sigmoid/output_0"}, {p + "/mlp/act_fn/Mul/output_0"});
     writer_.AddNode("Mul", {p + "/mlp/act_fn/Mul/output_0", up}, {p + "/mlp/Mul/output_0"});
@@ -204,8 +208,49 @@ class DecoderEmitter {
   // y = x W^T for a Hugging Face weight W [n, k] read as `weight` and stored as `stored_name` (default: same).
   std::string Linear(const std::string& input, const std::string& weight, int64_t n, int64_t k, Precision precision,
                      const std::string& prefix, const std::string& stored_name = "") {
-    const std::string name = stored_name.empty() ? weight : stored_name;
-    std::vector<float> w = Load(weight, {n, k});
+    return LinearOf(input, Load(weight, {n, k}), n, k, precision, prefix, stored_name.empty() ? weight : stored_name);
+  }
+
+  // One projection of a group that reads the same input: its Hugging Face weight [n, k] and its node name prefix.
+  struct Projection {
+    std::string weight;
+    int64_t n;
+    std::string prefix;
+  };
+  // y_i = x W_i^T for each projection, k inputs each. With fused_projections (the default) they are one linear layer
+  // of sum(n_i) outputs stored as `fused_name`, split back into one output per projection: one kernel over the input
+  // instead of several (for int4: the input quantised once). Each output column is computed exactly as it is alone.
+  // Returns the outputs in the order given.
+  std::vector<std::string> Projections(const std::string& input, const std::vector<Projection>& projections, int64_t k,
+                                       const std::string& fused_name, const std::string& fused_prefix) {
+    std::vector<std::string> outputs;
+    if (!options_.fuse_projections) {
+      for (const Projection& projection : projections) {
+        outputs.push_back(Linear(input, projection.weight, projection.n, k, options_.precision, projection.prefix));
+      }
+      return outputs;
+    }
+    // Rows of the Hugging Face layout are output features: stacking the weights stacks the outputs.
+    std::vector<float> stacked;
+    std::vector<int64_t> sizes;
+    for (const Projection& projection : projections) {
+      const std::vector<float> w = Load(projection.weight, {projection.n, k});
+      stacked.insert(stacked.end(), w.begin(), w.end());
+      sizes.push_back(projection.n);
+      outputs.push_back(projection.prefix + "/output_0");
+    }
+    const int64_t n = static_cast<int64_t>(stacked.size()) / k;
+    const std::string fused = LinearOf(input, std::move(stacked), n, k, options_.precision, fused_prefix, fused_name);
+    const auto count = static_cast<int64_t>(sizes.size());
+    writer_.AddInitializer(fused_prefix + "/split_sizes", OnnxType::kInt64, {count}, std::span<const int64_t>(sizes));
+    writer_.AddNode("Split", {fused, fused_prefix + "/split_sizes"}, outputs, {IntAttr("axis", -1)}, "",
+                    fused_prefix + "/Split");
+    return outputs;
+  }
+
+  // y = x W^T for the values `w` of a weight [n, k] stored as `name`.
+  std::string LinearOf(const std::string& input, std::vector<float> w, int64_t n, int64_t k, Precision precision,
+                       const std::string& prefix, const std::string& name) {
     if (precision != Precision::kInt4) {
       std::vector<float> transposed(w.size());
       for (int64_t r = 0; r < n; ++r) {

@@ -23,6 +23,7 @@ struct DecoderGraphOptions {
   int64_t block_size = 32;
   bool int4_symmetric = true;
   int64_t int4_accuracy_level = 4;
+  bool fuse_projections = true;          // q/k/v and gate/up as one linear layer each (see DecoderEmitter)
   int64_t context_length = 4096;         // rows of the rotary cos/sin caches
   OnnxType ids_type = OnnxType::kInt64;  // input_ids of the flat decoder and the embeddings stage
 };

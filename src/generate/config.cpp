@@ -136,6 +136,7 @@ SessionOptionsConfig ParseSessionOptions(const Reader& reader) {
   options.enable_cpu_mem_arena = reader.Bool("enable_cpu_mem_arena");
   options.enable_mem_pattern = reader.Bool("enable_mem_pattern");
   options.log_id = reader.String("log_id");
+  options.profile_prefix = reader.String("enable_profiling");
   if (const auto level = reader.String("graph_optimization_level")) {
     static constexpr std::pair<const char*, OptimizationLevel> kLevels[] = {
         {"ORT_DISABLE_ALL", OptimizationLevel::kDisableAll},
@@ -161,7 +162,7 @@ SessionOptionsConfig ParseSessionOptionsOf(const Reader& owner) {
   // Other string entries become session config entries (e.g. "session.use_device_allocator_for_initializers").
   const Json& object = *owner.Get("session_options");
   for (const auto& [key, value] : object.items()) {
-    if (value.is_string() && key != "log_id" && key != "graph_optimization_level") {
+    if (value.is_string() && key != "log_id" && key != "enable_profiling" && key != "graph_optimization_level") {
       options.config_entries[key] = value.get<std::string>();
     }
   }

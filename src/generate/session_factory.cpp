@@ -87,6 +87,7 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
       options.SetGraphOptimizationLevel(ToOrt(*config.graph_optimization_level));
     }
     if (config.log_id) options.SetLogId(config.log_id->c_str());
+    if (config.profile_prefix) options.EnableProfiling(config.profile_prefix->c_str());
     for (const auto& [key, value] : config.config_entries) options.AddConfigEntry(key.c_str(), value.c_str());
     if (!threading.spinning && !config.config_entries.contains(kOrtSessionOptionsConfigAllowIntraOpSpinning)) {
       options.AddConfigEntry(kOrtSessionOptionsConfigAllowIntraOpSpinning, "0");

@@ -186,6 +186,38 @@ TEST_F(BuildCliTest, PipelineEpIsNormalisedThroughTheCatalog) {
 }
 
 // Our protobuf encoder read back by the official onnx package (Debian's python3-onnx), external data included.
+// q/k/v and gate/up are one MatMul(NBits) + Split each by default; the logits are exactly those of the separate
+// projections (--separate-projections), for fp32 and for int4 with zero points, prompt and decode steps alike.
+TEST_F(BuildCliTest, FusedProjectionsGiveTheLogitsOfSeparateOnes) {
+  const std::vector<std::vector<std::string>> precisions = {
+      {"--precision", "fp32"}, {"--precision", "int4", "--block-size", "16", "--int4-zero-points"}};
+  for (const std::vector<std::string>& precision : precisions) {
+    SCOPED_TRACE(precision[1]);
+    const fs::path fused = tmp_.path() / (precision[1] + "-fused"), separate = tmp_.path() / (precision[1] + "-sep");
+    std::vector<std::string> args = RandomArgs(fused);
+    args.insert(args.end(), precision.begin(), precision.end());
+    ASSERT_EQ(RunModelkit(args).exit_code, 0);
+    args = RandomArgs(separate);
+    args.insert(args.end(), precision.begin(), precision.end());
+    args.push_back("--separate-projections");
+    ASSERT_EQ(RunModelkit(args).exit_code, 0);
+
+    const std::string count_ops = R"(
+import collections, sys, onnx
+m = onnx.load(sys.argv[1] + "/model.onnx", load_external_data=False)
+c = collections.Counter(n.op_type for n in m.graph.node)
+print(c["MatMul"] + c["MatMulNBits"], c["Split"])
+)";
+    // 2 layers: 7 projections each + lm_head separately; q/k/v, gate/up, o, down fused.
+    EXPECT_EQ(RunProcess({"/usr/bin/python3", "-c", count_ops, separate.string()}).stdout_text, "15 0\n");
+    EXPECT_EQ(RunProcess({"/usr/bin/python3", "-c", count_ops, fused.string()}).stdout_text, "9 4\n");
+
+    FlatDecoderRunner fused_runner(fused), separate_runner(separate);
+    EXPECT_EQ(fused_runner.Run({1, 2, 3, 4, 5}), separate_runner.Run({1, 2, 3, 4, 5}));
+    for (int64_t token : {7, 11, 13}) EXPECT_EQ(fused_runner.Run({token}), separate_runner.Run({token}));
+  }
+}
+
 TEST_F(BuildCliTest, OnnxPackageReadsEveryBuiltModel) {
   std::vector<std::string> args = RandomArgs(tmp_.path() / "out");
   args.insert(args.end(), {"--layout", "pipeline", "--precision", "int4", "--block-size", "16", "--int4-zero-points",

@@ -35,6 +35,8 @@ struct BuildOptions {
   int64_t block_size = 32;
   bool int4_symmetric = true;
   int64_t int4_accuracy_level = 4;        // MatMulNBits accuracy_level: 0 = fp32 math, 4 = int8 activations (fast)
+  // q/k/v and gate/up projections as one MatMul(NBits) + Split each: fewer, larger kernels, the same results.
+  bool fuse_projections = true;
   std::optional<int64_t> context_length;  // default: max_position_embeddings, or 4096 for random weights
   std::string ep;                         // pipeline layout: provider for ctx/iter stages ("" = CPU)
   // Pipeline layout: > 0 makes the static NPU layout (onnxruntime-genai's `sliding_window`): the prompt runs in

@@ -33,6 +33,8 @@ struct SessionOptionsConfig {
   std::optional<bool> enable_mem_pattern;
   std::optional<OptimizationLevel> graph_optimization_level;  // ORT_DISABLE_ALL ... ORT_ENABLE_ALL
   std::optional<std::string> log_id;
+  // enable_profiling: ORT's profiler writes a JSON trace named from this prefix (as onnxruntime-genai does).
+  std::optional<std::string> profile_prefix;
   std::map<std::string, std::string> config_entries;  // other string entries
 };
 

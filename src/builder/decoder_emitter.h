@@ -129,12 +129,12 @@ class DecoderEmitter {
     const int64_t h = spec_.hidden_size, hd = spec_.head_dim;
     const int64_t q_dim = spec_.num_heads * hd, kv_dim = spec_.num_kv_heads * hd;
     const std::string x = Norm(hidden, LayerTensor(l, "input_layernorm.weight"), h, p + "/input_layernorm");
-    const std::vector<std::string> qkv = Projections(
-        x,
-        {{LayerTensor(l, "self_attn.q_proj.weight"), q_dim, p + "/attn/q_proj"},
-         {LayerTensor(l, "self_attn.k_proj.weight"), kv_dim, p + "/attn/k_proj"},
-         {LayerTensor(l, "self_attn.v_proj.weight"), kv_dim, p + "/attn/v_proj"}},
-        h, LayerTensor(l, "self_attn.qkv_proj.weight"), p + "/attn/qkv_proj");
+    const std::vector<std::string> qkv =
+        Projections(x,
+                    {{LayerTensor(l, "self_attn.q_proj.weight"), q_dim, p + "/attn/q_proj"},
+                     {LayerTensor(l, "self_attn.k_proj.weight"), kv_dim, p + "/attn/k_proj"},
+                     {LayerTensor(l, "self_attn.v_proj.weight"), kv_dim, p + "/attn/v_proj"}},
+                    h, LayerTensor(l, "self_attn.qkv_proj.weight"), p + "/attn/qkv_proj");
     std::string q = qkv[0], k = qkv[1];
     const std::string& v = qkv[2];
     if (spec_.arch == Arch::kQwen3) {

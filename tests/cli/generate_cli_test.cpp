@@ -145,6 +145,33 @@ TEST_F(GenerateCliTest, UnknownConfigKeyIsOneWarning) {
             nlohmann::json::parse(clean.stdout_text)["generated_ids"]);
 }
 
+// session_options.enable_profiling names the prefix of ORT's profile, as in onnxruntime-genai: the trace is written
+// there and holds one model_run per step (prompt + 3 tokens).
+TEST_F(GenerateCliTest, EnableProfilingWritesOrtsTrace) {
+  TempDir tmp;
+  const fs::path bundle = Copy(tmp);
+  const fs::path prefix = tmp.path() / "trace";
+  {
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(std::ifstream(bundle / "genai_config.json"));
+    config["model"]["decoder"]["session_options"]["enable_profiling"] = prefix.string();
+    std::ofstream(bundle / "genai_config.json") << config.dump(2);
+  }
+  const ProcessResult result = RunModelkit({"generate", "-m", bundle.string(), "--prompt-ids", "1,2",
+                                            "--max-new-tokens", "4", "--ignore-eos", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(result.stderr_text, "");
+  std::vector<fs::path> traces;
+  for (const auto& entry : fs::directory_iterator(tmp.path())) {
+    if (entry.path().filename().string().starts_with("trace")) traces.push_back(entry.path());
+  }
+  ASSERT_EQ(traces.size(), 1u);
+  const nlohmann::json trace = nlohmann::json::parse(std::ifstream(traces[0]));
+  const auto runs = std::count_if(trace.begin(), trace.end(), [](const nlohmann::json& event) {
+    return event.value("cat", "") == "Session" && event.value("name", "") == "model_run";
+  });
+  EXPECT_EQ(runs, 4);
+}
+
 TEST_F(GenerateCliTest, SeededSamplingRepeats) {
   const std::vector<std::string> args = {
       "generate",      "-m",  bundle_.string(),   "--prompt", "Hi",           "--do-sample",

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/file_mappings.h"
 #include "modelkit/base/huge_pages.h"
 #include "modelkit/base/phase.h"
 #include "modelkit/base/strings.h"
@@ -81,6 +82,8 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn);
   // Every token streams the weights the sessions now hold: back them with huge pages (counted as session loading).
   model->huge_page_bytes_ = CollapseResidentMemoryIntoHugePages();
+  // ORT read the weights it repacked from its mapping of the bundle's files: those pages are not read again.
+  ReleaseFileMappingsUnder(model->config_.bundle_dir);
   model->load_timings_.sessions_ns = NanosSince(t);
   if (model->config_.IsPipeline()) {
     model->CheckPipelineWiring();

@@ -26,6 +26,20 @@ StageChain::StageChain(const Model& model, int64_t runs_expected)
     timings_.push_back(StageTimings{stage.config.name, {}, {}});
     timings_.back().token_run_ns.reserve(static_cast<size_t>(runs_expected));
   }
+  // Names only prompt stages produce. A name a token stage also produces (the ctx and iter stages' hidden states)
+  // holds that stage's value once a token step ran.
+  std::set<std::string> token_names;
+  for (const LoadedStage& stage : model.stages()) {
+    if (!stage.config.run_on_token_gen) continue;
+    for (const std::string& output : stage.config.outputs) token_names.insert(ForwardedName(stage.config, output));
+  }
+  for (const LoadedStage& stage : model.stages()) {
+    if (stage.config.run_on_token_gen) continue;
+    for (const std::string& output : stage.config.outputs) {
+      const std::string name = ForwardedName(stage.config, output);
+      if (!token_names.contains(name)) prompt_only_names_.push_back(name);
+    }
+  }
 }
 
 void StageChain::RunStage(size_t index, bool prompt, StageFeeds& feeds, int64_t position) {

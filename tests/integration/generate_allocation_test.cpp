@@ -19,7 +19,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,13 @@ long CountAllocations(Body&& body) {
   return g_allocations.load();
 }
 
+// A past/present name pattern ("...%d...") for `layer`.
+std::string Named(const std::string& pattern, int64_t layer) {
+  std::string name = pattern;
+  name.replace(name.find("%d"), 2, std::to_string(layer));
+  return name;
+}
+
 // The floor: decode steps on `model`'s decoder session with everything bound in advance.
 class BareDecodeLoop {
  public:
@@ -138,12 +147,6 @@ class BareDecodeLoop {
   }
 
  private:
-  static std::string Named(const std::string& pattern, int64_t layer) {
-    std::string name = pattern;
-    name.replace(name.find("%d"), 2, std::to_string(layer));
-    return name;
-  }
-
   Ort::Session& session_;
   Ort::IoBinding binding_;
   Ort::RunOptions run_options_;
@@ -234,12 +237,6 @@ class BarePipelineLoop {
   }
 
  private:
-  static std::string Named(const std::string& pattern, int64_t layer) {
-    std::string name = pattern;
-    name.replace(name.find("%d"), 2, std::to_string(layer));
-    return name;
-  }
-
   std::vector<Ort::Session*> sessions_;
   std::vector<Ort::IoBinding> bindings_;
   std::vector<bool> takes_mask_;
@@ -290,23 +287,33 @@ void ExpectNoMoreThanOrt(long modelkit, long ort) {
   EXPECT_LE(modelkit, ort + kOrtJitter);
 }
 
-TEST(GenerateAllocationTest, DecodeStepAllocatesNoMoreThanOrtRunItself) {
-  TempDir tmp;
-  const auto options = TinyGenerateOptions(tmp.path() / "flat", builder::Layout::kFlat);
+// A tiny bundle of `layout` built under `dir`, loaded without its tokenizer (twice: each loop gets its own sessions).
+std::filesystem::path BuildTinyBundle(const std::filesystem::path& dir, builder::Layout layout) {
+  const auto options = TinyGenerateOptions(dir, layout);
   builder::BuildBundle(options);
+  return options.output_dir;
+}
+std::unique_ptr<generate::Model> LoadWithoutTokenizer(const std::filesystem::path& bundle) {
   generate::LoadOptions load;
   load.load_tokenizer = false;
-  const auto model = generate::Model::Load(options.output_dir, load);
+  return generate::Model::Load(bundle, load);
+}
+
+constexpr int kMaxNewTokens = 2 + kWarmupSteps + kMeasuredSteps;  // not done after the last measured step
+
+TEST(GenerateAllocationTest, DecodeStepAllocatesNoMoreThanOrtRunItself) {
+  TempDir tmp;
+  const std::filesystem::path bundle = BuildTinyBundle(tmp.path() / "flat", builder::Layout::kFlat);
+  const auto model = LoadWithoutTokenizer(bundle);
   // The tiny bundle has no position_ids or sequence-length inputs and fp32 KV: what the bare loop binds.
   const std::vector<std::string>& inputs = model->stages().front().session_inputs;
   ASSERT_EQ(std::count(inputs.begin(), inputs.end(), model->config().decoder.names.position_ids), 0);
   ASSERT_EQ(model->kv_type(), ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
   ASSERT_TRUE(model->config().search.past_present_share_buffer);
-  const int max_new_tokens = 2 + kWarmupSteps + kMeasuredSteps;  // not done after the last
-  const long modelkit = ModelkitDecodeAllocations(*model, max_new_tokens);
+  const long modelkit = ModelkitDecodeAllocations(*model, kMaxNewTokens);
 
-  const auto floor_model = generate::Model::Load(options.output_dir, load);
-  BareDecodeLoop floor(*floor_model, kPromptLength + max_new_tokens);
+  const auto floor_model = LoadWithoutTokenizer(bundle);
+  BareDecodeLoop floor(*floor_model, kPromptLength + kMaxNewTokens);
   ExpectNoMoreThanOrt(modelkit, BareDecodeAllocations(floor));
 }
 
@@ -314,17 +321,13 @@ TEST(GenerateAllocationTest, DecodeStepAllocatesNoMoreThanOrtRunItself) {
 // buffers of modelkit's own once their shape is known, so a step allocates no more than the stages' Runs.
 TEST(GenerateAllocationTest, PipelineDecodeStepAllocatesNoMoreThanOrtRunsThemselves) {
   TempDir tmp;
-  const auto options = TinyGenerateOptions(tmp.path() / "pipeline", builder::Layout::kPipeline);
-  builder::BuildBundle(options);
-  generate::LoadOptions load;
-  load.load_tokenizer = false;
-  const auto model = generate::Model::Load(options.output_dir, load);
+  const std::filesystem::path bundle = BuildTinyBundle(tmp.path() / "pipeline", builder::Layout::kPipeline);
+  const auto model = LoadWithoutTokenizer(bundle);
   ASSERT_TRUE(model->config().IsPipeline());
   ASSERT_GT(model->fixed_kv_length(), 0);
-  const int max_new_tokens = 2 + kWarmupSteps + kMeasuredSteps;
-  const long modelkit = ModelkitDecodeAllocations(*model, max_new_tokens);
+  const long modelkit = ModelkitDecodeAllocations(*model, kMaxNewTokens);
 
-  const auto floor_model = generate::Model::Load(options.output_dir, load);
+  const auto floor_model = LoadWithoutTokenizer(bundle);
   BarePipelineLoop floor(*floor_model);
   ExpectNoMoreThanOrt(modelkit, BareDecodeAllocations(floor));
 }

@@ -278,13 +278,14 @@ long BareDecodeAllocations(Loop& loop) {
   });
 }
 
-void ExpectNoMoreThanOrt(long modelkit, long ort) {
+// `slack`: allocations ORT may make in one loop and not the other.
+void ExpectNoMoreThanOrt(long modelkit, long ort, long slack = kOrtJitter) {
   ::testing::Test::RecordProperty("modelkit_allocations_per_step",
                                   std::to_string(static_cast<double>(modelkit) / kMeasuredSteps));
   ::testing::Test::RecordProperty("ort_allocations_per_step",
                                   std::to_string(static_cast<double>(ort) / kMeasuredSteps));
   std::printf("allocations over %d decode steps: modelkit %ld, ORT Run alone %ld\n", kMeasuredSteps, modelkit, ort);
-  EXPECT_LE(modelkit, ort + kOrtJitter);
+  EXPECT_LE(modelkit, ort + slack);
 }
 
 // A tiny bundle of `layout` built under `dir`, loaded without its tokenizer (twice: each loop gets its own sessions).
@@ -329,7 +330,9 @@ TEST(GenerateAllocationTest, PipelineDecodeStepAllocatesNoMoreThanOrtRunsThemsel
 
   const auto floor_model = LoadWithoutTokenizer(bundle);
   BarePipelineLoop floor(*floor_model);
-  ExpectNoMoreThanOrt(modelkit, BareDecodeAllocations(floor));
+  // Three sessions, three thread pools: ORT's own count drifts more (40 over 32 steps seen under a parallel ctest).
+  // Still below what one allocation of modelkit's per stage and step would add (3 x 32).
+  ExpectNoMoreThanOrt(modelkit, BareDecodeAllocations(floor), kMeasuredSteps * 3 / 2);
 }
 
 }  // namespace

@@ -56,25 +56,14 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   }
   model->load_timings_.config_ns = NanosSince(t);
 
-  // The tokenizer before the sessions: parsing tokenizer.json takes ~200 MB for a 150K-token vocabulary, briefly.
-  // Freed before the weights load, that memory is reused by them instead of adding to the process's peak.
+  // A missing tokenizer is found before the (slow) sessions load; the tokenizer itself loads after them.
   const std::filesystem::path& tokenizer_dir = model->config_.tokenizer_dir;
   const bool tokenizer_absent = !std::filesystem::is_regular_file(tokenizer_dir / "tokenizer.json");
-  if (options.load_tokenizer && !(tokenizer_absent && options.tokenizer_optional)) {
-    t = Clock::now();
-    const std::filesystem::path& dir = tokenizer_dir;
-    if (tokenizer_absent) {
-      throw Error(ExitCode::kInvalidModel, "bundle " + bundle_dir.string() +
-                                               " has no tokenizer: " + (dir / "tokenizer.json").string() +
-                                               " is missing; copy the model's tokenizer files into the bundle");
-    }
-    try {
-      model->tokenizer_.emplace(tokenizer::Tokenizer::Load(dir));
-    } catch (const Error& error) {
-      if (error.code() == ExitCode::kInvalidModel) throw;
-      throw Error(ExitCode::kInvalidModel, "bundle tokenizer: " + std::string(error.what()));
-    }
-    model->load_timings_.tokenizer_ns = NanosSince(t);
+  const bool load_tokenizer = options.load_tokenizer && !(tokenizer_absent && options.tokenizer_optional);
+  if (load_tokenizer && tokenizer_absent) {
+    throw Error(ExitCode::kInvalidModel, "bundle " + bundle_dir.string() +
+                                             " has no tokenizer: " + (tokenizer_dir / "tokenizer.json").string() +
+                                             " is missing; copy the model's tokenizer files into the bundle");
   }
 
   t = Clock::now();
@@ -85,6 +74,21 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   // ORT read the weights it repacked from its mapping of the bundle's files: those pages are not read again.
   ReleaseFileMappingsUnder(model->config_.bundle_dir);
   model->load_timings_.sessions_ns = NanosSince(t);
+
+  // The tokenizer after the sessions: the process's peak is reached while ORT creates them, and a 150K-token
+  // vocabulary's tables (~20 MiB) held then would add to it. Parsing tokenizer.json briefly takes ~70 MiB more;
+  // here that lands on the sessions' steady memory, with their load-time pages already released, and stays below
+  // the load's peak.
+  if (load_tokenizer) {
+    t = Clock::now();
+    try {
+      model->tokenizer_.emplace(tokenizer::Tokenizer::Load(tokenizer_dir));
+    } catch (const Error& error) {
+      if (error.code() == ExitCode::kInvalidModel) throw;
+      throw Error(ExitCode::kInvalidModel, "bundle tokenizer: " + std::string(error.what()));
+    }
+    model->load_timings_.tokenizer_ns = NanosSince(t);
+  }
   if (model->config_.IsPipeline()) {
     model->CheckPipelineWiring();
   } else {

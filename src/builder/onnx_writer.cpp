@@ -5,34 +5,23 @@
 #include "modelkit/base/check.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/float16.h"
+#include "modelkit/base/protobuf_fields.h"
 
 namespace modelkit::builder {
 namespace {
 
-// Protobuf wire format: varints, length-delimited fields and 32-bit floats are all ONNX needs.
+// A message encoded as its fields are added (base/protobuf_fields): varints, length-delimited fields and 32-bit
+// floats are all ONNX needs.
 class Proto {
  public:
-  void Varint(uint64_t value) {
-    while (value >= 0x80) {
-      out_.push_back(static_cast<char>((value & 0x7F) | 0x80));
-      value >>= 7;
-    }
-    out_.push_back(static_cast<char>(value));
-  }
   void Int(int field, int64_t value) {
-    Varint(static_cast<uint64_t>(field) << 3);
-    Varint(static_cast<uint64_t>(value));
+    AppendProtobufVarint(out_, static_cast<uint32_t>(field), static_cast<uint64_t>(value));
   }
-  void Bytes(int field, std::string_view bytes) {
-    Varint((static_cast<uint64_t>(field) << 3) | 2);
-    Varint(bytes.size());
-    out_.append(bytes);
-  }
+  void Bytes(int field, std::string_view bytes) { AppendProtobufBytes(out_, static_cast<uint32_t>(field), bytes); }
   void Float(int field, float value) {
-    Varint((static_cast<uint64_t>(field) << 3) | 5);
-    char raw[4];
-    std::memcpy(raw, &value, 4);
-    out_.append(raw, 4);
+    uint32_t raw = 0;
+    std::memcpy(&raw, &value, sizeof(raw));
+    AppendProtobufFixed32(out_, static_cast<uint32_t>(field), raw);
   }
   const std::string& str() const { return out_; }
 

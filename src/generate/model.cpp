@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "last_position_logits.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/file_mappings.h"
 #include "modelkit/base/huge_pages.h"
@@ -68,7 +69,7 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
 
   t = Clock::now();
   static const device::EpCatalog kBuiltIn = device::EpCatalog::BuiltIn();
-  model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn);
+  model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn, options.last_position_logits);
   // Every token streams the weights the sessions now hold: back them with huge pages (counted as session loading).
   model->huge_page_bytes_ = CollapseResidentMemoryIntoHugePages();
   // ORT read the weights it repacked from its mapping of the bundle's files: those pages are not read again.
@@ -100,7 +101,7 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   return model;
 }
 
-void Model::LoadSessions(const device::EpCatalog& catalog) {
+void Model::LoadSessions(const device::EpCatalog& catalog, bool last_position_logits) {
   ort::SharedEnv();
   std::vector<StageConfig> stages = config_.decoder.pipeline;
   if (!config_.IsPipeline()) {
@@ -122,7 +123,12 @@ void Model::LoadSessions(const device::EpCatalog& catalog) {
                                   : "model.decoder (" + stage_config.filename + ")";
     {
       const ScopedPhase phase("loading stage " + stage_config.name);
-      stage.session = factory.Create(config_.bundle_dir / stage_config.filename, session_options, where);
+      const std::filesystem::path model = config_.bundle_dir / stage_config.filename;
+      std::optional<std::string> rewritten;
+      if (last_position_logits) rewritten = LastPositionLogitsModel(model, config_.decoder.names.logits);
+      stage.last_position_logits = rewritten.has_value();
+      stage.session = rewritten ? factory.CreateFromBytes(*rewritten, model, session_options, where)
+                                : factory.Create(model, session_options, where);
     }
     stage.placement =
         ort::ReadPlacement(*stage.session, stage_config.name, factory.RequestedEp(session_options, where));

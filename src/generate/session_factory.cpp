@@ -126,4 +126,23 @@ std::unique_ptr<Ort::Session> SessionFactory::Create(const std::filesystem::path
   }
 }
 
+std::unique_ptr<Ort::Session> SessionFactory::CreateFromBytes(const std::string& model_bytes,
+                                                              const std::filesystem::path& model,
+                                                              const SessionOptionsConfig& config,
+                                                              const std::string& where) const {
+  Ort::SessionOptions options = MakeOptions(config, where);
+  // External data is found beside the model's real file, as ORT does when it loads the model by path: a derived
+  // bundle links its unchanged models to the bundle's, and ORT refuses data reached through a link that leaves the
+  // folder it was told.
+  std::error_code unresolved;
+  const std::filesystem::path real_model = std::filesystem::canonical(model, unresolved);
+  options.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath,
+                         (unresolved ? model : real_model).parent_path().string().c_str());
+  try {
+    return std::make_unique<Ort::Session>(ort::SharedEnv(), model_bytes.data(), model_bytes.size(), options);
+  } catch (const Ort::Exception& error) {
+    ort::ThrowOrtError(error, ExitCode::kInvalidModel, where + ": ONNX Runtime cannot load " + model.string());
+  }
+}
+
 }  // namespace modelkit::generate

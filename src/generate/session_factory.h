@@ -55,6 +55,10 @@ class SessionFactory {
   // Creates the session for `model`. Throws Error(kInvalidModel) when the file is missing or ORT cannot load it.
   std::unique_ptr<Ort::Session> Create(const std::filesystem::path& model, const SessionOptionsConfig& config,
                                        const std::string& where) const;
+  // The same for `model_bytes`, a rewrite of the file `model` held in memory: its external data is read from the
+  // file's directory, and errors name the file.
+  std::unique_ptr<Ort::Session> CreateFromBytes(const std::string& model_bytes, const std::filesystem::path& model,
+                                                const SessionOptionsConfig& config, const std::string& where) const;
 
  private:
   // The catalog row of `provider`; UsageError naming `where` when no row knows it.

@@ -26,6 +26,10 @@ struct LoadOptions {
   // When loading it: a bundle without tokenizer.json (one built with --vocab-size and no --tokenizer) loads without
   // one instead of failing, for runs given token ids. A tokenizer.json that is there but bad still fails.
   bool tokenizer_optional = false;
+  // Prompt steps compute the logits of the last position only: a graph whose logits come from a MatMul(NBits) is
+  // rewritten in memory so its lm_head reads the last hidden state alone (generation reads no other row). false
+  // keeps the bundle's graph as it is.
+  bool last_position_logits = true;
 };
 
 // One session and what it declares.
@@ -41,6 +45,7 @@ struct LoadedStage {
   std::optional<report::SessionPlacement> placement;
   int intra_op_threads = 0;  // as set on the session (0: ORT's own choice)
   bool intra_op_spinning = true;
+  bool last_position_logits = false;  // the session runs the graph rewritten to make the last position's logits only
 };
 
 class Model {
@@ -68,7 +73,7 @@ class Model {
 
  private:
   Model() = default;
-  void LoadSessions(const device::EpCatalog& catalog);
+  void LoadSessions(const device::EpCatalog& catalog, bool last_position_logits);
   void CheckFlatInputs() const;
   void CheckPipelineWiring() const;
   void CheckLayerCount() const;

@@ -11,7 +11,8 @@
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo_root}"
-targets=(tokenizer_json_fuzz tokenizer_encode_fuzz chat_template_fuzz genai_config_fuzz npz_fuzz safetensors_fuzz)
+targets=(tokenizer_json_fuzz tokenizer_encode_fuzz chat_template_fuzz genai_config_fuzz npz_fuzz safetensors_fuzz
+  onnx_logits_fuzz)
 seconds="${MODELKIT_FUZZ_SECONDS:-4}"
 if [[ $# -ge 1 ]]; then
   targets=("$1")

@@ -19,6 +19,7 @@ struct FileMapping {
   bool private_mapping = false;
   std::string path;
   std::optional<size_t> anonymous_kib;  // pages copied on write (the mapping's "Anonymous:" line)
+  size_t resident_kib = 0;              // the mapping's "Rss:" line
 };
 
 // The file mappings of /proc/self/smaps.
@@ -44,25 +45,15 @@ std::vector<FileMapping> FileMappings() {
       in_file = inode != 0 && path_at > 0 && static_cast<size_t>(path_at) < line.size();
       if (!in_file) continue;
       mappings.push_back({static_cast<uintptr_t>(begin), static_cast<uintptr_t>(end), perms[3] == 'p',
-                          line.substr(static_cast<size_t>(path_at)), std::nullopt});
+                          line.substr(static_cast<size_t>(path_at)), std::nullopt, 0});
+    } else if (in_file && line.rfind("Rss:", 0) == 0) {
+      std::sscanf(line.c_str(), "Rss: %zu", &mappings.back().resident_kib);
     } else if (in_file && line.rfind("Anonymous:", 0) == 0) {
       size_t kib = 0;
       if (std::sscanf(line.c_str(), "Anonymous: %zu", &kib) == 1) mappings.back().anonymous_kib = kib;
     }
   }
   return mappings;
-}
-
-// This process's resident file-backed memory (RssFile in /proc/self/status), in bytes; 0 when unknown.
-size_t ResidentFileBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  size_t kib = 0;
-  while (status >> key) {
-    if (key == "RssFile:") return status >> kib ? kib * 1024 : 0;
-    status.ignore(4096, '\n');
-  }
-  return 0;
 }
 
 }  // namespace
@@ -72,16 +63,16 @@ size_t ReleaseFileMappingsUnder(const std::filesystem::path& directory) {
   const std::filesystem::path root = std::filesystem::canonical(directory, error);
   if (error) return 0;
   const std::string prefix = root.string() + "/";
-  const size_t before = ResidentFileBytes();
+  size_t released_kib = 0;
   for (const FileMapping& mapping : FileMappings()) {
     // Private and without a page copied on write: every resident page equals the file's, so dropping loses nothing.
     if (!mapping.private_mapping || mapping.anonymous_kib != size_t{0} || mapping.path.rfind(prefix, 0) != 0) continue;
     void* start = reinterpret_cast<void*>(mapping.begin);
     ::madvise(start, mapping.end - mapping.begin, MADV_NOHUGEPAGE);
-    ::madvise(start, mapping.end - mapping.begin, MADV_DONTNEED);
+    if (::madvise(start, mapping.end - mapping.begin, MADV_DONTNEED) == 0) released_kib += mapping.resident_kib;
   }
-  const size_t after = ResidentFileBytes();
-  return before > after ? before - after : 0;
+  // The dropped mappings' own pages: the process's RssFile would also count pages other code faults in meanwhile.
+  return released_kib * 1024;
 }
 
 }  // namespace modelkit

@@ -147,6 +147,7 @@ TEST(LastPositionLogitsTest, RewritesOnlyAMatmulReachedThroughPositionwiseOps) {
 std::vector<int64_t> RunTinyGraph(const std::string& model, const std::vector<float>& hidden, std::vector<float>& out) {
   Ort::Env& env = ort::SharedEnv();  // first: it also binds the C++ wrapper to the runtime's API
   Ort::SessionOptions options;
+  options.SetIntraOpNumThreads(1);
   Ort::Session session(env, model.data(), model.size(), options);
   const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   const std::vector<int64_t> shape = {1, static_cast<int64_t>(hidden.size() / 4), 4};

@@ -73,6 +73,7 @@ ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* 
   block["compile"] = info.compile;
   block["compile_timeout"] = info.compile_timeout_s;
   block["compiled_stages"] = info.compiled_stages;
+  block["last_position_logits_stages"] = info.last_position_logits_stages;
   block["monitor"] = info.monitor;
   block["iterations"] = info.options.iterations;
   block["warmup"] = info.options.warmup;

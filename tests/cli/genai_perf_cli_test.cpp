@@ -144,8 +144,10 @@ TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
     ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
     EXPECT_NE(text.stdout_text.find(c.console), std::string::npos) << what << "\n" << text.stdout_text;
   }
-  // The CPU override's report says where it really ran.
+  // The CPU override's report says where it really ran, and which stage computed the last position's logits only.
   EXPECT_EQ(PerfJson(Pipeline(), {"--ep", "cpu"})["benchmark_info"]["effective_device"], "cpu");
+  EXPECT_EQ(PerfJson(Pipeline(), {"--ep", "cpu"})["benchmark_info"]["last_position_logits_stages"],
+            Json::parse(R"(["lm_head"])"));
   EXPECT_EQ(PerfJson(Pipeline(), {})["benchmark_info"]["effective_device"], "npu");
 }
 

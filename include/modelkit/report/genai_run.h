@@ -95,6 +95,8 @@ struct GenaiBenchmarkInfo {
   bool compile = false;
   double compile_timeout_s = 0;
   std::vector<std::string> compiled_stages;  // stages that ran from a compiled EPContext artifact
+  // Stages whose graph was rewritten at load to compute the prompt's logits for its last position only.
+  std::vector<std::string> last_position_logits_stages;
   bool monitor = false;
   bool template_applied = false;
   std::optional<int64_t> context_length;    // nullopt when the bundle does not say

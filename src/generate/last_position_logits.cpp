@@ -2,13 +2,12 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <system_error>
 #include <vector>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/files.h"
 #include "modelkit/base/protobuf_fields.h"
 
 namespace modelkit::generate {
@@ -25,7 +24,7 @@ constexpr uint32_t kShapeDim = 1, kDimValue = 1;
 constexpr uint64_t kTensorInt64 = 7;
 constexpr int64_t kMinimumOpset = 13;
 // Larger model files hold their weights inline: a copy of them in memory would cost more than the rewrite saves.
-constexpr std::uintmax_t kMaxModelBytes = 64u << 20;
+constexpr size_t kMaxModelBytes = size_t{64} << 20;
 
 constexpr const char* kWhat = "model.onnx";
 constexpr const char* kPrefix = "modelkit/last_position/";
@@ -184,16 +183,10 @@ std::optional<std::string> SliceLogitsToLastPosition(std::string_view model, con
 }
 
 std::optional<std::string> LastPositionLogitsModel(const std::filesystem::path& path, const std::string& logits) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error || size > kMaxModelBytes) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes(size, '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return std::nullopt;
   try {
-    return SliceLogitsToLastPosition(bytes, logits);
+    return SliceLogitsToLastPosition(ReadTextFile(path, "model", kMaxModelBytes), logits);
   } catch (const Error&) {
-    return std::nullopt;
+    return std::nullopt;  // too large, unreadable or not protobuf: loading the file itself reports what is wrong
   }
 }
 

@@ -161,6 +161,13 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
                    "MatMulNBits accuracy_level: 0 fp32 math, 4 int8 activations (faster)")
       ->check(CLI::IsMember({0, 1, 2, 3, 4}))
       ->capture_default_str();
+  command
+      ->add_option_function<std::string>(
+          "--cpu-int4-kernel", [&o](const std::string& kernel) { o.int4_cpu_kernel = kernel == "modelkit"; },
+          "Kernel modelkit runs int4 MatMulNBits with on CPUs with AVX-512 VNNI: ort (the same logits as "
+          "onnxruntime-genai) or modelkit (faster decoding; logits equal up to fp32 summation order, so greedy ids "
+          "can part where two logits tie within rounding). Recorded in genai_config.json; default: ort")
+      ->transform(CLI::IsMember({"ort", "modelkit"}, CLI::ignore_case));
   command->add_flag("!--separate-projections", o.fuse_projections,
                     "Emit q/k/v and gate/up as separate MatMuls (default: one MatMul + Split each; same results, "
                     "fewer kernels)");

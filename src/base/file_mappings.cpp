@@ -1,6 +1,7 @@
 #include "modelkit/base/file_mappings.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +74,18 @@ size_t ReleaseFileMappingsUnder(const std::filesystem::path& directory) {
   }
   // The dropped mappings' own pages: the process's RssFile would also count pages other code faults in meanwhile.
   return released_kib * 1024;
+}
+
+void ReclaimPages(const void* data, size_t bytes) {
+#ifdef MADV_PAGEOUT
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace modelkit

@@ -2,6 +2,7 @@
 
 #include "decoder_graph.h"
 #include "modelkit/base/error.h"
+#include "modelkit/bundle/genai_config.h"
 
 namespace modelkit::builder {
 namespace {
@@ -174,6 +175,15 @@ void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json&
       throw Error(ExitCode::kInvalidModel, file + ": $." + key + " must be " + wanted + ", not " + it->dump());
     }
     search[key] = *it;
+  }
+}
+
+void RecordInt4CpuKernel(nlohmann::ordered_json& config) {
+  nlohmann::ordered_json& decoder = config["model"]["decoder"];
+  decoder["session_options"][bundle::kInt4CpuKernelEntry] = "1";
+  if (!decoder.contains("pipeline")) return;
+  for (nlohmann::ordered_json& entry : decoder["pipeline"]) {
+    for (auto& [name, stage] : entry.items()) stage["session_options"][bundle::kInt4CpuKernelEntry] = "1";
   }
 }
 

@@ -35,4 +35,7 @@ nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t contex
 // of the wrong type.
 void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json& generation, const std::string& file);
 
+// Adds bundle::kInt4CpuKernelEntry = "1" to model.decoder's session_options and to every pipeline stage's.
+void RecordInt4CpuKernel(nlohmann::ordered_json& config);
+
 }  // namespace modelkit::builder

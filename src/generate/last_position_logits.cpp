@@ -7,24 +7,15 @@
 #include <vector>
 
 #include "modelkit/base/error.h"
-#include "modelkit/base/files.h"
 #include "modelkit/base/protobuf_fields.h"
+#include "onnx_fields.h"
 
 namespace modelkit::generate {
 namespace {
 
-// ONNX's protobuf field numbers (onnx.proto3) used here.
-constexpr uint32_t kModelOpsetImport = 8, kModelGraph = 7;
-constexpr uint32_t kOpsetDomain = 1, kOpsetVersion = 2;
-constexpr uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphOutput = 12;
-constexpr uint32_t kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4, kNodeDomain = 7;
-constexpr uint32_t kTensorDims = 1, kTensorDataType = 2, kTensorName = 8, kTensorRawData = 9;
-constexpr uint32_t kValueInfoName = 1, kValueInfoType = 2, kTypeTensor = 1, kTensorTypeShape = 2;
-constexpr uint32_t kShapeDim = 1, kDimValue = 1;
-constexpr uint64_t kTensorInt64 = 7;
+using namespace onnx_fields;  // NOLINT(google-build-using-namespace): the field numbers read as in the schema
+
 constexpr int64_t kMinimumOpset = 13;
-// Larger model files hold their weights inline: a copy of them in memory would cost more than the rewrite saves.
-constexpr size_t kMaxModelBytes = size_t{64} << 20;
 
 constexpr const char* kWhat = "model.onnx";
 constexpr const char* kPrefix = "modelkit/last_position/";
@@ -35,18 +26,6 @@ struct Node {
   std::vector<std::string_view> inputs, outputs;
   std::string_view op_type, domain;
 };
-
-std::string_view FirstBytes(const ProtobufMessage& message, uint32_t number) {
-  const auto values = BytesFields(message, number);
-  return values.empty() ? std::string_view() : values.front();
-}
-
-int64_t FirstVarint(const ProtobufMessage& message, uint32_t number, int64_t otherwise) {
-  for (const ProtobufField& field : message) {
-    if (field.number == number && field.type == WireType::kVarint) return static_cast<int64_t>(field.number_value);
-  }
-  return otherwise;
-}
 
 bool ImportsOpset(const ProtobufMessage& model, int64_t minimum) {
   for (std::string_view opset : BytesFields(model, kModelOpsetImport)) {
@@ -101,10 +80,7 @@ std::optional<std::string> WithSecondDimensionOne(std::string_view value_info) {
 std::optional<std::string> SliceLogitsToLastPosition(std::string_view model, const std::string& logits) {
   ProtobufMessage model_fields = ParseProtobuf(model, kWhat);
   if (!ImportsOpset(model_fields, kMinimumOpset)) return std::nullopt;
-  ProtobufField* graph_field = nullptr;
-  for (ProtobufField& field : model_fields) {
-    if (field.number == kModelGraph && field.type == WireType::kLengthDelimited) graph_field = &field;
-  }
+  ProtobufField* graph_field = GraphField(model_fields);
   if (graph_field == nullptr) return std::nullopt;
   ProtobufMessage graph = ParseProtobuf(graph_field->bytes, kWhat);
 
@@ -180,14 +156,6 @@ std::optional<std::string> SliceLogitsToLastPosition(std::string_view model, con
                                      ProtobufField::Bytes(kNodeOpType, "Slice")})));
   graph_field->bytes = SerializeProtobuf(graph);
   return SerializeProtobuf(model_fields);
-}
-
-std::optional<std::string> LastPositionLogitsModel(const std::filesystem::path& path, const std::string& logits) {
-  try {
-    return SliceLogitsToLastPosition(ReadTextFile(path, "model", kMaxModelBytes), logits);
-  } catch (const Error&) {
-    return std::nullopt;  // too large, unreadable or not protobuf: loading the file itself reports what is wrong
-  }
 }
 
 }  // namespace modelkit::generate

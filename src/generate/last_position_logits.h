@@ -7,7 +7,6 @@
 // state alone. The last row is the same computation on the same inputs; the bundle on disk is untouched.
 #pragma once
 
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,10 +20,5 @@ namespace modelkit::generate {
 // than 1; and the model must import ai.onnx opset 13 or later. Throws Error(kInvalidModel) when `model` is not a
 // well-formed protobuf encoding.
 std::optional<std::string> SliceLogitsToLastPosition(std::string_view model, const std::string& logits);
-
-// SliceLogitsToLastPosition on the model file at `path` when it is small enough to hold in memory twice (its
-// weights are external data, as a bundle's are); nullopt when it is not, when it cannot be read or parsed (loading
-// the file itself then reports the problem) or when the graph is not recognised.
-std::optional<std::string> LastPositionLogitsModel(const std::filesystem::path& path, const std::string& logits);
 
 }  // namespace modelkit::generate

@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <set>
 
-#include "last_position_logits.h"
+#include "int4_matmul_kernel.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/file_mappings.h"
 #include "modelkit/base/huge_pages.h"
 #include "modelkit/base/phase.h"
 #include "modelkit/base/strings.h"
+#include "modelkit/bundle/genai_config.h"
 #include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 #include "session_factory.h"
+#include "stage_rewrites.h"
 
 namespace modelkit::generate {
 namespace {
@@ -69,7 +71,7 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
 
   t = Clock::now();
   static const device::EpCatalog kBuiltIn = device::EpCatalog::BuiltIn();
-  model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn, options.last_position_logits);
+  model->LoadSessions(options.catalog ? *options.catalog : kBuiltIn, options);
   // Every token streams the weights the sessions now hold: back them with huge pages (counted as session loading).
   model->huge_page_bytes_ = CollapseResidentMemoryIntoHugePages();
   // ORT read the weights it repacked from its mapping of the bundle's files: those pages are not read again.
@@ -101,7 +103,7 @@ std::unique_ptr<Model> Model::Load(const std::filesystem::path& bundle_dir, cons
   return model;
 }
 
-void Model::LoadSessions(const device::EpCatalog& catalog, bool last_position_logits) {
+void Model::LoadSessions(const device::EpCatalog& catalog, const LoadOptions& options) {
   ort::SharedEnv();
   std::vector<StageConfig> stages = config_.decoder.pipeline;
   if (!config_.IsPipeline()) {
@@ -124,10 +126,18 @@ void Model::LoadSessions(const device::EpCatalog& catalog, bool last_position_lo
     {
       const ScopedPhase phase("loading stage " + stage_config.name);
       const std::filesystem::path model = config_.bundle_dir / stage_config.filename;
-      std::optional<std::string> rewritten;
-      if (last_position_logits) rewritten = LastPositionLogitsModel(model, config_.decoder.names.logits);
-      stage.last_position_logits = rewritten.has_value();
-      stage.session = rewritten ? factory.CreateFromBytes(*rewritten, model, session_options, where)
+      StageRewriteRequest request;
+      if (options.last_position_logits) request.last_position_logits = config_.decoder.names.logits;
+      const auto opt_in = session_options.config_entries.find(bundle::kInt4CpuKernelEntry);
+      const bool bundle_opts_in = opt_in != session_options.config_entries.end() && opt_in->second == "1";
+      request.int4_matmul = options.int4_cpu_kernel.value_or(bundle_opts_in) && Int4KernelSupported() &&
+                            factory.RequestedEp(session_options, where) == report::kCpuEpName;
+      const std::optional<RewrittenStage> rewritten = RewriteStageModel(model, request);
+      if (rewritten) {
+        stage.last_position_logits = rewritten->last_position_logits;
+        stage.int4_matmul_nodes = rewritten->int4_matmul_nodes;
+      }
+      stage.session = rewritten ? factory.CreateFromBytes(rewritten->model, model, session_options, where)
                                 : factory.Create(model, session_options, where);
     }
     stage.placement =

@@ -14,6 +14,8 @@
 #include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 
+#include "int4_matmul_op.h"
+
 namespace modelkit::generate {
 namespace {
 
@@ -65,6 +67,7 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
   ort::SharedEnv();
   Ort::SessionOptions options;
   ort::RecordPlacement(options);
+  AddInt4MatMulOp(options);  // for graphs rewritten to use it (int4_matmul_rewrite.h); unused by any other
   try {
     const Threading threading = ThreadingOf(config);
     options.SetIntraOpNumThreads(threading.intra_op_threads);

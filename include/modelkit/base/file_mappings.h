@@ -21,4 +21,10 @@ namespace modelkit {
 // are created, while nothing runs in them.
 size_t ReleaseFileMappingsUnder(const std::filesystem::path& directory);
 
+// Asks the kernel to reclaim the whole pages inside [data, data + bytes) (MADV_PAGEOUT), for memory that was read
+// once and will not be read again soon. Loses nothing, whatever the memory is: a clean page of a file is dropped and
+// a later read maps it again from the file; a page copied on write or an anonymous one goes to swap, or stays where
+// there is none. Nothing happens on kernels without MADV_PAGEOUT (before Linux 5.4).
+void ReclaimPages(const void* data, size_t bytes);
+
 }  // namespace modelkit

@@ -13,6 +13,13 @@ namespace modelkit::bundle {
 
 using Json = nlohmann::ordered_json;
 
+// The session_options entry by which a bundle lets modelkit compute its int4 MatMulNBits nodes with modelkit's own
+// CPU kernel (value "1"; `modelkit build --cpu-int4-kernel modelkit` writes it). It changes the logits by fp32
+// summation order only, but that can part greedy ids from onnxruntime-genai's where two logits tie within rounding,
+// so a bundle opts in. A string entry of session_options is an ORT config entry: onnxruntime-genai hands it to ORT,
+// which keeps entries it does not know without using them.
+inline constexpr const char* kInt4CpuKernelEntry = "modelkit.int4_cpu_kernel";
+
 // Throws UsageError unless `bundle_dir` is a directory holding genai_config.json. `flag_context` names what asked
 // for a bundle (e.g. "-m", "--runtime genai"); when given, the missing-directory message says that it expects a
 // directory holding genai_config.json.

@@ -30,6 +30,11 @@ struct LoadOptions {
   // rewritten in memory so its lm_head reads the last hidden state alone (generation reads no other row). false
   // keeps the bundle's graph as it is.
   bool last_position_logits = true;
+  // On a CPU with AVX-512 VNNI, a stage run by the CPU EP computes its int4 MatMulNBits nodes (blocks of 32, fp32
+  // scales, no zero points, accuracy_level 4) with modelkit's own kernel, which streams the weights faster at batch 1
+  // and computes the same values up to the order of fp32 sums (docs/performance.md). nullopt: where the stage's
+  // session_options opt in (bundle::kInt4CpuKernelEntry); true or false: for every stage, whatever the bundle says.
+  std::optional<bool> int4_cpu_kernel;
 };
 
 // One session and what it declares.
@@ -46,6 +51,7 @@ struct LoadedStage {
   int intra_op_threads = 0;  // as set on the session (0: ORT's own choice)
   bool intra_op_spinning = true;
   bool last_position_logits = false;  // the session runs the graph rewritten to make the last position's logits only
+  size_t int4_matmul_nodes = 0;       // MatMulNBits nodes the session runs with modelkit's int4 kernel
 };
 
 class Model {
@@ -73,7 +79,7 @@ class Model {
 
  private:
   Model() = default;
-  void LoadSessions(const device::EpCatalog& catalog, bool last_position_logits);
+  void LoadSessions(const device::EpCatalog& catalog, const LoadOptions& options);
   void CheckFlatInputs() const;
   void CheckPipelineWiring() const;
   void CheckLayerCount() const;

@@ -97,6 +97,8 @@ struct GenaiBenchmarkInfo {
   std::vector<std::string> compiled_stages;  // stages that ran from a compiled EPContext artifact
   // Stages whose graph was rewritten at load to compute the prompt's logits for its last position only.
   std::vector<std::string> last_position_logits_stages;
+  // Stages whose int4 MatMulNBits nodes ran on modelkit's own CPU kernel (the bundle opted in).
+  std::vector<std::string> int4_cpu_kernel_stages;
   bool monitor = false;
   bool template_applied = false;
   std::optional<int64_t> context_length;    // nullopt when the bundle does not say

@@ -1,0 +1,216 @@
+// modelkit's int4 CPU kernel inside ONNX Runtime: a MatMulNBits graph run by ORT as written and as rewritten to
+// MatMulInt4 gives the same outputs; only nodes the kernel computes exactly are rewritten; and a whole int4 bundle
+// generates the same tokens with and without it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "builder/onnx_writer.h"
+#include "generate/int4_matmul_kernel.h"
+#include "generate/int4_matmul_op.h"
+#include "generate/int4_matmul_rewrite.h"
+#include "modelkit/base/error.h"
+#include "modelkit/generate/decoder_runner.h"
+#include "modelkit/generate/model.h"
+#include "modelkit/ort/runtime.h"
+#include "support/generate_fixtures.h"
+#include "support/temp_dir.h"
+
+namespace modelkit::test {
+namespace {
+
+constexpr int64_t kK = 96, kN = 40;
+
+struct NodeShape {
+  int64_t accuracy_level = 4;
+  int64_t block_size = 32;
+  bool zero_points = false;
+};
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Y = MatMulNBits(A [S, K]) with random weights and scales, as the builder writes an int4 projection.
+std::string WriteGraph(const std::filesystem::path& dir, const NodeShape& shape) {
+  const auto path = dir / "model.onnx";
+  builder::OnnxModelWriter writer(path, "model.onnx.data");
+  writer.AddInput("A", builder::OnnxType::kFloat, {std::string("S"), kK});
+  std::mt19937 random(5);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(0.01f, 0.1f);
+  const int64_t blocks = kK / shape.block_size;
+  std::vector<uint8_t> qweight(static_cast<size_t>(kN * kK / 2));
+  for (uint8_t& b : qweight) b = static_cast<uint8_t>(byte(random));
+  std::vector<float> scales(static_cast<size_t>(kN * blocks));
+  for (float& s : scales) s = scale(random);
+  writer.AddInitializer<uint8_t>("W", builder::OnnxType::kUint8, {kN, blocks, shape.block_size / 2}, qweight);
+  writer.AddFloats("scales", builder::OnnxType::kFloat, {kN * blocks}, scales);
+  std::vector<std::string> inputs = {"A", "W", "scales"};
+  if (shape.zero_points) {
+    const std::vector<uint8_t> zero_points(static_cast<size_t>(kN * ((blocks + 1) / 2)), 0x88);
+    writer.AddInitializer<uint8_t>("zero_points", builder::OnnxType::kUint8, {kN * ((blocks + 1) / 2)}, zero_points);
+    inputs.push_back("zero_points");
+  }
+  writer.AddNode(
+      "MatMulNBits", inputs, {"Y"},
+      {builder::IntAttr("K", kK), builder::IntAttr("N", kN), builder::IntAttr("bits", 4),
+       builder::IntAttr("block_size", shape.block_size), builder::IntAttr("accuracy_level", shape.accuracy_level)},
+      "com.microsoft");
+  writer.AddOutput("Y", builder::OnnxType::kFloat, {std::string("S"), kN});
+  writer.Finish();
+  return ReadFile(path);
+}
+
+std::vector<float> RunGraph(const std::string& model, const std::filesystem::path& dir, const std::vector<float>& a) {
+  Ort::Env& env = ort::SharedEnv();  // first: it also binds the C++ wrapper to the runtime's API
+  Ort::SessionOptions options;
+  options.SetIntraOpNumThreads(2);
+  options.AddConfigEntry("session.model_external_initializers_file_folder_path", dir.c_str());
+  generate::AddInt4MatMulOp(options);
+  Ort::Session session(env, model.data(), model.size(), options);
+  const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  const std::vector<int64_t> shape = {static_cast<int64_t>(a.size()) / kK, kK};
+  auto input =
+      Ort::Value::CreateTensor<float>(memory, const_cast<float*>(a.data()), a.size(), shape.data(), shape.size());
+  const char* input_name = "A";
+  const char* output_name = "Y";
+  auto outputs = session.Run(Ort::RunOptions{nullptr}, &input_name, &input, 1, &output_name, 1);
+  const float* data = outputs[0].GetTensorData<float>();
+  return {data, data + outputs[0].GetTensorTypeAndShapeInfo().GetElementCount()};
+}
+
+class Int4MatMulTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!generate::Int4KernelSupported()) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI";
+  }
+};
+
+TEST_F(Int4MatMulTest, RewrittenGraphComputesWhatMatMulNBitsComputes) {
+  TempDir tmp;
+  const std::string original = WriteGraph(tmp.path(), {});
+  const auto rewritten = generate::UseInt4MatMulKernel(original);
+  ASSERT_TRUE(rewritten);
+  EXPECT_EQ(rewritten->replaced, 1u);
+  std::mt19937 random(11);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (const size_t rows : {size_t{1}, size_t{7}, size_t{70}}) {  // one step, a short prompt, more than one row item
+    std::vector<float> a(rows * kK);
+    for (float& x : a) x = value(random);
+    const std::vector<float> expected = RunGraph(original, tmp.path(), a);
+    const std::vector<float> got = RunGraph(rewritten->model, tmp.path(), a);
+    ASSERT_EQ(got.size(), rows * kN);
+    float largest = 0.0f;
+    for (float x : expected) largest = std::max(largest, std::fabs(x));
+    ASSERT_GT(largest, 0.0f);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], expected[i], 1e-5f * largest) << rows << " rows, element " << i;
+    }
+  }
+}
+
+TEST_F(Int4MatMulTest, LeavesNodesItDoesNotComputeExactly) {
+  TempDir tmp;
+  EXPECT_FALSE(generate::UseInt4MatMulKernel(WriteGraph(tmp.path(), {.accuracy_level = 0})));  // fp32 activations
+  EXPECT_FALSE(generate::UseInt4MatMulKernel(WriteGraph(tmp.path(), {.block_size = 16})));
+  EXPECT_FALSE(generate::UseInt4MatMulKernel(WriteGraph(tmp.path(), {.zero_points = true})));
+}
+
+size_t Int4Nodes(const generate::Model& model) {
+  size_t nodes = 0;
+  for (const generate::LoadedStage& stage : model.stages()) nodes += stage.int4_matmul_nodes;
+  return nodes;
+}
+
+size_t Argmax(std::span<const float> values) {
+  return static_cast<size_t>(std::max_element(values.begin(), values.end()) - values.begin());
+}
+
+// The same prompt and greedy steps through an int4 bundle with ORT's kernel and with modelkit's: the logits agree
+// to rounding at every step and so do the chosen tokens.
+void ExpectSameGeneration(builder::Layout layout) {
+  TempDir tmp;
+  auto options = TinyGenerateOptions(tmp.path() / "bundle", layout, builder::Precision::kInt4);
+  options.int4_accuracy_level = 4;  // int8 activations: what the kernel computes (and the builder's default)
+  builder::BuildBundle(options);
+  generate::LoadOptions load;
+  load.load_tokenizer = false;
+  load.int4_cpu_kernel = false;
+  const auto ort_kernel = generate::Model::Load(options.output_dir, load);
+  load.int4_cpu_kernel = true;
+  const auto own_kernel = generate::Model::Load(options.output_dir, load);
+  EXPECT_EQ(Int4Nodes(*ort_kernel), 0u);
+  EXPECT_GT(Int4Nodes(*own_kernel), 0u);
+
+  const auto ort_runner = generate::MakeDecoderRunner(*ort_kernel, 64);
+  const auto own_runner = generate::MakeDecoderRunner(*own_kernel, 64);
+  std::vector<int64_t> tokens = {3, 17, 200, 5, 91, 44, 12, 250, 7};
+  for (int step = 0; step < 8; ++step) {
+    const auto expected_span = ort_runner->Run(tokens);
+    const std::vector<float> expected(expected_span.begin(), expected_span.end());
+    const auto got = own_runner->Run(tokens);
+    ASSERT_EQ(got.size(), expected.size());
+    float largest = 0.0f, worst = 0.0f;
+    for (size_t i = 0; i < got.size(); ++i) {
+      largest = std::max(largest, std::fabs(expected[i]));
+      worst = std::max(worst, std::fabs(expected[i] - got[i]));
+    }
+    EXPECT_LE(worst, 1e-4f * largest) << "step " << step;
+    ASSERT_EQ(Argmax(got), Argmax(expected)) << "step " << step;
+    tokens = {static_cast<int64_t>(Argmax(expected))};
+  }
+}
+
+TEST_F(Int4MatMulTest, FlatBundleGeneratesTheSameWithEitherKernel) { ExpectSameGeneration(builder::Layout::kFlat); }
+
+TEST_F(Int4MatMulTest, PipelineBundleGeneratesTheSameWithEitherKernel) {
+  ExpectSameGeneration(builder::Layout::kPipeline);
+}
+
+// The kernel is the bundle's choice: `modelkit build --cpu-int4-kernel modelkit` records it in every stage's
+// session_options, and loading at the defaults follows the record.
+TEST_F(Int4MatMulTest, RunsWhereTheBundleOptsIn) {
+  TempDir tmp;
+  auto options = TinyGenerateOptions(tmp.path() / "plain", builder::Layout::kPipeline, builder::Precision::kInt4);
+  options.int4_accuracy_level = 4;
+  builder::BuildBundle(options);
+  options.output_dir = tmp.path() / "opted_in";
+  options.int4_cpu_kernel = true;
+  builder::BuildBundle(options);
+  generate::LoadOptions load;
+  load.load_tokenizer = false;
+  const auto plain = generate::Model::Load(tmp.path() / "plain", load);
+  const auto opted_in = generate::Model::Load(tmp.path() / "opted_in", load);
+  EXPECT_EQ(Int4Nodes(*plain), 0u);
+  EXPECT_GT(Int4Nodes(*opted_in), 0u);
+  for (const generate::LoadedStage& stage : opted_in->stages()) {
+    // The embeddings stage has no MatMulNBits; the layers and the lm_head do.
+    EXPECT_EQ(stage.int4_matmul_nodes > 0, stage.config.name != "embeddings") << stage.config.name;
+  }
+}
+
+TEST(Int4CpuKernelOption, NeedsInt4Weights) {
+  TempDir tmp;
+  auto options = TinyGenerateOptions(tmp.path() / "bundle", builder::Layout::kFlat, builder::Precision::kFp32);
+  options.int4_cpu_kernel = true;
+  try {
+    builder::BuildBundle(options);
+    ADD_FAILURE() << "built an fp32 bundle with --cpu-int4-kernel modelkit";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::kUsage);
+    EXPECT_NE(std::string(error.what()).find("--cpu-int4-kernel"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "bundle"));
+}
+
+}  // namespace
+}  // namespace modelkit::test

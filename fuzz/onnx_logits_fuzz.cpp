@@ -1,6 +1,7 @@
-// libFuzzer target: arbitrary bytes as a stage's model.onnx, given to the last-position logits rewrite that runs on
-// every bundle modelkit loads. It either declines (nullopt), rewrites, or throws modelkit::Error; a rewrite is a
-// well-formed message that the rewrite then declines (its logits are already one position long).
+// libFuzzer target: arbitrary bytes as a stage's model.onnx, given to the load-time graph rewrites (the last-position
+// logits rewrite that runs on every bundle modelkit loads, and the int4 CPU kernel rewrite of bundles that opt in).
+// Each either declines (nullopt), rewrites, or throws modelkit::Error; a rewrite is a well-formed message that the
+// same rewrite then declines (its logits are already one position long; no MatMulNBits node qualifies any more).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,21 +9,44 @@
 #include <string>
 #include <string_view>
 
+#include "generate/int4_matmul_rewrite.h"
 #include "generate/last_position_logits.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/protobuf_fields.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view model(reinterpret_cast<const char*>(data), size);
+namespace {
+
+void CheckLogitsRewrite(std::string_view model) {
   std::optional<std::string> rewritten;
   try {
     rewritten = modelkit::generate::SliceLogitsToLastPosition(model, "logits");
   } catch (const modelkit::Error&) {
-    return 0;
+    return;
   }
-  if (!rewritten) return 0;
+  if (!rewritten) return;
   // Not caught: a rewrite that is not a well-formed message, or that is rewritten again, is a finding.
   modelkit::ParseProtobuf(*rewritten, "rewritten model");
   if (modelkit::generate::SliceLogitsToLastPosition(*rewritten, "logits")) std::abort();
+}
+
+void CheckInt4Rewrite(std::string_view model) {
+  std::optional<modelkit::generate::Int4MatMulRewrite> rewritten;
+  try {
+    rewritten = modelkit::generate::UseInt4MatMulKernel(model);
+  } catch (const modelkit::Error&) {
+    return;
+  }
+  if (!rewritten) return;
+  if (rewritten->replaced == 0) std::abort();
+  modelkit::ParseProtobuf(rewritten->model, "rewritten model");
+  if (modelkit::generate::UseInt4MatMulKernel(rewritten->model)) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view model(reinterpret_cast<const char*>(data), size);
+  CheckLogitsRewrite(model);
+  CheckInt4Rewrite(model);
   return 0;
 }

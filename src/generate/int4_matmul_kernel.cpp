@@ -21,14 +21,10 @@ namespace {
 
 constexpr size_t kWeightBytes = kInt4TileColumns * kInt4BlockSize / 2;  // per packed block
 constexpr uint8_t kZeroPoint = 8;
+// How far ahead of the block being multiplied its stream is prefetched.
+constexpr size_t kPrefetchBytes = 4096;
 // Rows that share one unpacking of a block's weights.
 constexpr size_t kRowGroup = 4;
-
-// Element `index` (0..31) of a MatMulNBits block of 16 bytes.
-uint8_t Nibble(const uint8_t* block, size_t index) {
-  const uint8_t byte = block[index / 2];
-  return index % 2 == 0 ? static_cast<uint8_t>(byte & 0x0F) : static_cast<uint8_t>(byte >> 4);
-}
 
 // One block of `rows` rows (1..kRowGroup) times one tile, added into `sums`.
 template <size_t kRows>
@@ -75,7 +71,14 @@ MODELKIT_AVX512_VNNI void MultiplyTile(const PackedInt4Matrix& b, const Quantize
   __m512 sums[kRowGroup];
 #pragma GCC unroll 4
   for (__m512& sum : sums) sum = _mm512_setzero_ps();
-  for (size_t block = 0; block < b.blocks(); ++block) MultiplyBlock<kRows>(b.Block(tile, block), a, row, block, sums);
+  for (size_t block = 0; block < b.blocks(); ++block) {
+    const uint8_t* packed = b.Block(tile, block);
+#pragma GCC unroll 5
+    for (size_t line = 0; line < PackedInt4Matrix::kBlockBytes; line += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(packed) + kPrefetchBytes + line, _MM_HINT_T0);
+    }
+    MultiplyBlock<kRows>(packed, a, row, block, sums);
+  }
   const size_t column = tile * kInt4TileColumns;
   const size_t columns = std::min(kInt4TileColumns, b.n() - column);
   const __mmask16 mask = static_cast<__mmask16>((1u << columns) - 1);
@@ -104,12 +107,12 @@ bool Int4KernelSupported() {
 }
 
 PackedInt4Matrix::PackedInt4Matrix(const uint8_t* qweight, const float* scales, size_t k, size_t n)
-    : k_(k), n_(n), data_(tiles() * blocks() * kBlockBytes) {
+    : k_(k), n_(n), data_(new uint8_t[tiles() * blocks() * kBlockBytes]) {  // no zero fill: every byte is written
   MODELKIT_CHECK(k > 0 && k % kInt4BlockSize == 0 && n > 0);
   const size_t source_block_bytes = kInt4BlockSize / 2;
   for (size_t tile = 0; tile < tiles(); ++tile) {
     for (size_t block = 0; block < blocks(); ++block) {
-      uint8_t* packed = data_.data() + (tile * blocks() + block) * kBlockBytes;
+      uint8_t* packed = data_.get() + (tile * blocks() + block) * kBlockBytes;
       std::memset(packed, kZeroPoint * 0x11, kWeightBytes);  // columns past N: weights equal to the zero point
       float tile_scales[kInt4TileColumns] = {};
       for (size_t column = 0; column < kInt4TileColumns; ++column) {
@@ -117,10 +120,15 @@ PackedInt4Matrix::PackedInt4Matrix(const uint8_t* qweight, const float* scales, 
         if (col >= n) break;
         const uint8_t* source = qweight + (col * blocks() + block) * source_block_bytes;
         tile_scales[column] = scales[col * blocks() + block];
+        uint8_t elements[kInt4BlockSize];
+        for (size_t j = 0; j < source_block_bytes; ++j) {
+          elements[2 * j] = source[j] & 0x0F;
+          elements[2 * j + 1] = source[j] >> 4;
+        }
         for (size_t h = 0; h < 4; ++h) {
           for (size_t i = 0; i < 4; ++i) {
             packed[h * 64 + column * 4 + i] =
-                static_cast<uint8_t>(Nibble(source, 8 * h + i) | (Nibble(source, 8 * h + 4 + i) << 4));
+                static_cast<uint8_t>(elements[8 * h + i] | (elements[8 * h + 4 + i] << 4));
           }
         }
       }

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace modelkit::generate {
@@ -39,7 +40,7 @@ class PackedInt4Matrix {
   size_t tiles() const { return (n_ + kInt4TileColumns - 1) / kInt4TileColumns; }
   // Block `block` of tile `tile`: 256 bytes of weights, then 16 fp32 scales (zero for columns past N).
   const uint8_t* Block(size_t tile, size_t block) const {
-    return data_.data() + (tile * blocks() + block) * kBlockBytes;
+    return data_.get() + (tile * blocks() + block) * kBlockBytes;
   }
 
   // Bytes per packed block: 16 columns x 32 nibbles, then 16 scales.
@@ -47,7 +48,7 @@ class PackedInt4Matrix {
 
  private:
   size_t k_ = 0, n_ = 0;
-  std::vector<uint8_t> data_;
+  std::unique_ptr<uint8_t[]> data_;
 };
 
 // Rows of A quantised to int8 per block of 32, as ORT's MatMulNBits does at accuracy_level 4.

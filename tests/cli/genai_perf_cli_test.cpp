@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "generate/int4_matmul_kernel.h"
 #include "modelkit/builder/bundle_builder.h"
 #include "support/browser.h"
 #include "support/build_fixtures.h"
@@ -149,6 +150,40 @@ TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
   EXPECT_EQ(PerfJson(Pipeline(), {"--ep", "cpu"})["benchmark_info"]["last_position_logits_stages"],
             Json::parse(R"(["lm_head"])"));
   EXPECT_EQ(PerfJson(Pipeline(), {})["benchmark_info"]["effective_device"], "npu");
+}
+
+// A bundle opted in to modelkit's int4 CPU kernel reports the stages that ran on it (where the CPU has AVX-512
+// VNNI; elsewhere none do); the same weights without the opt-in report none.
+TEST_F(GenaiPerfCliTest, ReportNamesTheStagesOnModelkitsInt4Kernel) {
+  const fs::path opted_in = dir_->path() / "flat-int4-kernel";
+  const ProcessResult built = RunModelkit({"build",
+                                           "-o",
+                                           opted_in.string(),
+                                           "--random",
+                                           "--arch",
+                                           "llama",
+                                           "--hidden-size",
+                                           "64",
+                                           "--layers",
+                                           "2",
+                                           "--heads",
+                                           "4",
+                                           "--kv-heads",
+                                           "2",
+                                           "--intermediate-size",
+                                           "96",
+                                           "--tokenizer",
+                                           MODELKIT_QWEN3_TOKENIZER_DIR,
+                                           "--context-length",
+                                           "64",
+                                           "--precision",
+                                           "int4",
+                                           "--cpu-int4-kernel",
+                                           "modelkit"});
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  const Json expected = generate::Int4KernelSupported() ? Json::parse(R"(["decoder"])") : Json::array();
+  EXPECT_EQ(PerfJson(opted_in, {})["benchmark_info"]["int4_cpu_kernel_stages"], expected);
+  EXPECT_EQ(PerfJson(Flat(), {})["benchmark_info"]["int4_cpu_kernel_stages"], Json::array());
 }
 
 TEST_F(GenaiPerfCliTest, ReportHasStagesAndDefaultsToTenTimedTwoWarmupRequests) {

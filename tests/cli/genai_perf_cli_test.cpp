@@ -155,34 +155,18 @@ TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
 // A bundle opted in to modelkit's int4 CPU kernel reports the stages that ran on it (where the CPU has AVX-512
 // VNNI; elsewhere none do); the same weights without the opt-in report none.
 TEST_F(GenaiPerfCliTest, ReportNamesTheStagesOnModelkitsInt4Kernel) {
-  const fs::path opted_in = dir_->path() / "flat-int4-kernel";
-  const ProcessResult built = RunModelkit({"build",
-                                           "-o",
-                                           opted_in.string(),
-                                           "--random",
-                                           "--arch",
-                                           "llama",
-                                           "--hidden-size",
-                                           "64",
-                                           "--layers",
-                                           "2",
-                                           "--heads",
-                                           "4",
-                                           "--kv-heads",
-                                           "2",
-                                           "--intermediate-size",
-                                           "96",
-                                           "--tokenizer",
-                                           MODELKIT_QWEN3_TOKENIZER_DIR,
-                                           "--context-length",
-                                           "64",
-                                           "--precision",
-                                           "int4",
-                                           "--cpu-int4-kernel",
-                                           "modelkit"});
-  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  builder::BuildOptions options;
+  options.random = true;
+  options.random_spec = TinySpec(builder::Arch::kLlama);
+  options.random_spec.vocab_size = 0;  // follow the tokenizer
+  options.context_length = 64;
+  options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
+  options.output_dir = dir_->path() / "flat-int4-kernel";
+  options.precision = builder::Precision::kInt4;
+  options.int4_cpu_kernel = true;
+  builder::BuildBundle(options);
   const Json expected = generate::Int4KernelSupported() ? Json::parse(R"(["decoder"])") : Json::array();
-  EXPECT_EQ(PerfJson(opted_in, {})["benchmark_info"]["int4_cpu_kernel_stages"], expected);
+  EXPECT_EQ(PerfJson(options.output_dir, {})["benchmark_info"]["int4_cpu_kernel_stages"], expected);
   EXPECT_EQ(PerfJson(Flat(), {})["benchmark_info"]["int4_cpu_kernel_stages"], Json::array());
 }
 

@@ -50,6 +50,14 @@ bool Qualifies(const ProtobufMessage& node, const std::map<std::string, uint64_t
          ValueOr(attributes, "accuracy_level", 0) == kAccuracyLevelInt8;
 }
 
+// Whether `model` already imports an opset of `domain` (a second import of one domain is an invalid model).
+bool ImportsDomain(const ProtobufMessage& model, std::string_view domain) {
+  for (std::string_view opset : BytesFields(model, kModelOpsetImport)) {
+    if (FirstBytes(ParseProtobuf(opset, kWhat), kOpsetDomain) == domain) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<Int4MatMulRewrite> UseInt4MatMulKernel(std::string_view model) {
@@ -85,9 +93,11 @@ std::optional<Int4MatMulRewrite> UseInt4MatMulKernel(std::string_view model) {
   }
   if (result.replaced == 0) return std::nullopt;
   graph_field->bytes = SerializeProtobuf(graph);
-  model_fields.push_back(
-      ProtobufField::Bytes(kModelOpsetImport, SerializeProtobuf({ProtobufField::Bytes(kOpsetDomain, kInt4MatMulDomain),
-                                                                 ProtobufField::Varint(kOpsetVersion, 1)})));
+  if (!ImportsDomain(model_fields, kInt4MatMulDomain)) {
+    model_fields.push_back(ProtobufField::Bytes(
+        kModelOpsetImport, SerializeProtobuf({ProtobufField::Bytes(kOpsetDomain, kInt4MatMulDomain),
+                                              ProtobufField::Varint(kOpsetVersion, 1)})));
+  }
   result.model = SerializeProtobuf(model_fields);
   return result;
 }

@@ -15,6 +15,7 @@
 #include "generate/int4_matmul_op.h"
 #include "generate/int4_matmul_rewrite.h"
 #include "modelkit/base/error.h"
+#include "modelkit/base/protobuf_fields.h"
 #include "modelkit/generate/decoder_runner.h"
 #include "modelkit/generate/model.h"
 #include "modelkit/ort/runtime.h"
@@ -123,6 +124,26 @@ TEST_F(Int4MatMulTest, LeavesNodesItDoesNotComputeExactly) {
   EXPECT_FALSE(generate::UseInt4MatMulKernel(WriteGraph(tmp.path(), {.accuracy_level = 0})));  // fp32 activations
   EXPECT_FALSE(generate::UseInt4MatMulKernel(WriteGraph(tmp.path(), {.block_size = 16})));
   EXPECT_FALSE(generate::UseInt4MatMulKernel(WriteGraph(tmp.path(), {.zero_points = true})));
+}
+
+// A model that already imports the op's domain keeps one import of it (two imports of a domain are invalid).
+TEST_F(Int4MatMulTest, ImportsTheOpsDomainOnce) {
+  TempDir tmp;
+  constexpr uint32_t kOpsetImport = 8, kDomain = 1, kVersion = 2;
+  ProtobufMessage model = ParseProtobuf(WriteGraph(tmp.path(), {}), "model");
+  model.push_back(
+      ProtobufField::Bytes(kOpsetImport, SerializeProtobuf({ProtobufField::Bytes(kDomain, generate::kInt4MatMulDomain),
+                                                            ProtobufField::Varint(kVersion, 1)})));
+  const auto rewritten = generate::UseInt4MatMulKernel(SerializeProtobuf(model));
+  ASSERT_TRUE(rewritten);
+  size_t imports = 0;
+  const ProtobufMessage fields = ParseProtobuf(rewritten->model, "model");  // owns what the views below see
+  for (std::string_view opset : BytesFields(fields, kOpsetImport)) {
+    const ProtobufMessage opset_fields = ParseProtobuf(opset, "opset");
+    const auto domains = BytesFields(opset_fields, kDomain);
+    if (!domains.empty() && domains.front() == generate::kInt4MatMulDomain) ++imports;
+  }
+  EXPECT_EQ(imports, 1u);
 }
 
 size_t Int4Nodes(const generate::Model& model) {

@@ -9,8 +9,10 @@
 
 // GCC 12's AVX-512 headers make their "undefined" vectors by initialising a variable with itself, which
 // -Wuninitialized reports wherever such an intrinsic is inlined (a known false positive, GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 // The kernel functions carry their own target so that the rest of the binary runs on any x86-64; callers check
 // Int4KernelSupported() first.

@@ -164,9 +164,9 @@ void RegisterBuildCommand(CLI::App& app, CommandRunner& run) {
   command
       ->add_option_function<std::string>(
           "--cpu-int4-kernel", [&o](const std::string& kernel) { o.int4_cpu_kernel = kernel == "modelkit"; },
-          "Kernel modelkit runs int4 MatMulNBits with on CPUs with AVX-512 VNNI: ort (the same logits as "
-          "onnxruntime-genai) or modelkit (faster decoding; logits equal up to fp32 summation order, so greedy ids "
-          "can part where two logits tie within rounding). Recorded in genai_config.json; default: ort")
+          "Kernel modelkit runs int4 MatMulNBits with on CPUs with AVX-512 VNNI: modelkit (faster; the same logits "
+          "as ORT's, bit for bit) or ort (ORT's own). Recorded in genai_config.json; default: none recorded, "
+          "modelkit runs its own")
       ->transform(CLI::IsMember({"ort", "modelkit"}, CLI::ignore_case));
   command->add_flag("!--separate-projections", o.fuse_projections,
                     "Emit q/k/v and gate/up as separate MatMuls (default: one MatMul + Split each; same results, "

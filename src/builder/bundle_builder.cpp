@@ -34,7 +34,7 @@ void CheckOptions(const BuildOptions& options) {
   if (options.context_length && *options.context_length <= 0) throw UsageError("--context-length must be positive");
   if (options.int4_cpu_kernel && options.precision != Precision::kInt4 &&
       options.lm_head_precision.value_or(options.precision) != Precision::kInt4) {
-    throw UsageError("--cpu-int4-kernel modelkit needs int4 weights (--precision int4 or --lm-head-precision int4)");
+    throw UsageError("--cpu-int4-kernel needs int4 weights (--precision int4 or --lm-head-precision int4)");
   }
   if (!options.ep.empty() && options.layout != Layout::kPipeline) {
     throw UsageError("--ep applies to --layout pipeline only");
@@ -228,7 +228,7 @@ BuildResult BuildBundle(const BuildOptions& options) {
     config_json = PipelineGenaiConfig(result.spec, result.context_length, options.ep);
   }
   ApplyGenerationConfig(config_json, generation, generation_config.string());
-  if (options.int4_cpu_kernel) RecordInt4CpuKernel(config_json);
+  if (options.int4_cpu_kernel) RecordInt4CpuKernel(config_json, *options.int4_cpu_kernel);
   const std::string config = config_json.dump(4);
   WriteFileAtomically(staging / "genai_config.json", config + "\n", /*overwrite=*/true);
   for (const fs::path& file : tokenizer.files) {

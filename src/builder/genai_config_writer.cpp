@@ -178,12 +178,13 @@ void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json&
   }
 }
 
-void RecordInt4CpuKernel(nlohmann::ordered_json& config) {
+void RecordInt4CpuKernel(nlohmann::ordered_json& config, bool modelkits) {
+  const char* value = modelkits ? "1" : "0";
   nlohmann::ordered_json& decoder = config["model"]["decoder"];
-  decoder["session_options"][bundle::kInt4CpuKernelEntry] = "1";
+  decoder["session_options"][bundle::kInt4CpuKernelEntry] = value;
   if (!decoder.contains("pipeline")) return;
   for (nlohmann::ordered_json& entry : decoder["pipeline"]) {
-    for (auto& [name, stage] : entry.items()) stage["session_options"][bundle::kInt4CpuKernelEntry] = "1";
+    for (auto& [name, stage] : entry.items()) stage["session_options"][bundle::kInt4CpuKernelEntry] = value;
   }
 }
 

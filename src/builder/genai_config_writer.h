@@ -35,7 +35,8 @@ nlohmann::ordered_json PipelineGenaiConfig(const ModelSpec& spec, int64_t contex
 // of the wrong type.
 void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json& generation, const std::string& file);
 
-// Adds bundle::kInt4CpuKernelEntry = "1" to model.decoder's session_options and to every pipeline stage's.
-void RecordInt4CpuKernel(nlohmann::ordered_json& config);
+// Sets bundle::kInt4CpuKernelEntry ("1": modelkit's kernel, "0": ORT's) in model.decoder's session_options and in
+// every pipeline stage's.
+void RecordInt4CpuKernel(nlohmann::ordered_json& config, bool modelkits);
 
 }  // namespace modelkit::builder

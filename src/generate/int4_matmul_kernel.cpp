@@ -25,70 +25,202 @@ constexpr size_t kWeightBytes = kInt4TileColumns * kInt4BlockSize / 2;  // per p
 constexpr uint8_t kZeroPoint = 8;
 // How far ahead of the block being multiplied its stream is prefetched.
 constexpr size_t kPrefetchBytes = 4096;
-// Rows that share one unpacking of a block's weights.
+// Blocks whose partial sums share one set of accumulators (ORT's kernel takes 4 blocks, 128 bytes of A, at a time).
+constexpr size_t kBlocksPerGroup = 4;
+// Rows of a prompt that share one unpacking of a block's weights.
 constexpr size_t kRowGroup = 4;
 
-// One block of `rows` rows (1..kRowGroup) times one tile, added into `sums`.
-template <size_t kRows>
-MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) void MultiplyBlock(const uint8_t* packed,
-                                                                              const QuantizedRows& a, size_t row,
-                                                                              size_t block, __m512 (&sums)[kRowGroup]) {
+// ORT's summation order, which this kernel reproduces so that its results equal ORT's bit for bit. For one output
+// column ORT keeps 16 fp32 partial sums ("lanes"). For each group of 4 blocks, each lane adds one product
+// float(d) * (scale_a * scale_b), where d is the exact integer dot product of 8 of a block's 32 elements with the
+// weights as stored (0..15, zero point not subtracted): element quads {q, q + 2} of the block, quad q = elements
+// 4q..4q+3. Block j of the group and quad pair p = 0..3 (quads {0,2}, {1,3}, {4,6}, {5,7}) go to lane
+// 4 * c + l with c = 2 * (j % 2) + p / 2 and l = 2 * (j / 2) + p % 2. After the groups, lanes i and i + 8 are added
+// (8 lanes); each block left over (blocks % 4) adds quad i's product to lane i. The 8 lanes are summed as
+// ((x0 + x1) + x2) + x3 + ((x4 + x5) + x6) + x7, for the columns of whole groups of 4 columns, or as
+// ((x0 + x4) + (x2 + x6)) + ((x1 + x5) + (x3 + x7)) for the last N % 4. Last, the zero point's share is added: a
+// separate fp32 sum over the blocks in order of block_sum_a * (-8 * scale_b), block_sum_a = scale_a * sum(a).
+constexpr size_t Lane(size_t block_in_group, size_t pair) {
+  return 4 * (2 * (block_in_group % 2) + pair / 2) + 2 * (block_in_group / 2) + pair % 2;
+}
+
+// The weights of one packed block for 16 columns: quad 2h in the low nibbles of bytes [64h, 64h + 64) and quad 2h + 1
+// in their high nibbles. The high nibbles stay in place, 16 times their value; the dot products that use them are
+// shifted back by 4 (exact: every term is a multiple of 16).
+struct BlockWeights {
+  __m512i low[4], high[4];
+};
+
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) BlockWeights LoadBlock(const uint8_t* packed) {
   const __m512i low_nibbles = _mm512_set1_epi8(0x0F), high_nibbles = _mm512_set1_epi8(static_cast<char>(0xF0));
-  // Group g holds elements 4g..4g+3 of the block for each of the 16 columns as unsigned bytes: packed byte
-  // h*64 + column*4 + i has element 8h+i in its low nibble and 8h+4+i in its high one. Even groups are the low
-  // nibbles (0..15); odd groups the high nibbles left in place, 16 times their value, so that their dot products
-  // are 16 times the true ones and one exact shift per row undoes it (instead of one shift per group).
-  // The loops below are unrolled so that `groups` and `sums` live in registers.
-  __m512i groups[8];
+  BlockWeights weights;
 #pragma GCC unroll 4
   for (size_t h = 0; h < 4; ++h) {
     const __m512i bytes = _mm512_loadu_si512(packed + h * 64);
-    groups[2 * h] = _mm512_and_si512(bytes, low_nibbles);
-    groups[2 * h + 1] = _mm512_and_si512(bytes, high_nibbles);
+    weights.low[h] = _mm512_and_si512(bytes, low_nibbles);
+    weights.high[h] = _mm512_and_si512(bytes, high_nibbles);
   }
-  const __m512 weight_scales = _mm512_loadu_ps(reinterpret_cast<const float*>(packed + kWeightBytes));
-  const size_t blocks = a.k / kInt4BlockSize;
-#pragma GCC unroll 4
-  for (size_t r = 0; r < kRows; ++r) {
-    const size_t at = (row + r) * blocks + block;
-    int32_t words[8];  // the row's 32 int8 values, four per word
-    std::memcpy(words, a.values.data() + (row + r) * a.k + block * kInt4BlockSize, sizeof(words));
-    // Two chains of dot products, so that one waits on the other's latency less. |odd| <= 4 * 4 * 240 * 128.
-    __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
-#pragma GCC unroll 4
-    for (size_t g = 0; g < 8; g += 2) {
-      even = _mm512_dpbusd_epi32(even, groups[g], _mm512_set1_epi32(words[g]));
-      odd = _mm512_dpbusd_epi32(odd, groups[g + 1], _mm512_set1_epi32(words[g + 1]));
-    }
-    const __m512i dot =
-        _mm512_sub_epi32(_mm512_add_epi32(even, _mm512_srai_epi32(odd, 4)), _mm512_set1_epi32(a.zero_point_sums[at]));
-    const __m512 scale = _mm512_mul_ps(weight_scales, _mm512_set1_ps(a.scales[at]));
-    sums[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), scale, sums[r]);
+  return weights;
+}
+
+// The 16 columns' dot products of one quad (4 int8 values of A, `word`) with the weights of that quad.
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512i QuadDot(__m512i sum, __m512i weights, int32_t word) {
+  return _mm512_dpbusd_epi32(sum, weights, _mm512_set1_epi32(word));
+}
+
+// The 16 columns' exact integer dot products of one block of one row with the weights, as ORT pairs the block's
+// quads (see Lane): pair p = quads {0,2}, {1,3}, {4,6}, {5,7}.
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) void PairDots(const BlockWeights& w, const int8_t* quads,
+                                                                         __m512i (&pairs)[4]) {
+  int32_t words[8];  // quads 0..7 of the block's 32 int8 values
+  std::memcpy(words, quads, sizeof(words));
+  const __m512i zero = _mm512_setzero_si512();
+  pairs[0] = QuadDot(QuadDot(zero, w.low[0], words[0]), w.low[1], words[2]);
+  pairs[1] = _mm512_srai_epi32(QuadDot(QuadDot(zero, w.high[0], words[1]), w.high[1], words[3]), 4);
+  pairs[2] = QuadDot(QuadDot(zero, w.low[2], words[4]), w.low[3], words[6]);
+  pairs[3] = _mm512_srai_epi32(QuadDot(QuadDot(zero, w.high[2], words[5]), w.high[3], words[7]), 4);
+}
+
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512 WeightScales(const uint8_t* packed) {
+  return _mm512_loadu_ps(reinterpret_cast<const float*>(packed + kWeightBytes));
+}
+
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) void Prefetch(const uint8_t* packed) {
+#pragma GCC unroll 5
+  for (size_t line = 0; line < PackedInt4Matrix::kBlockBytes; line += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(packed) + kPrefetchBytes + line, _MM_HINT_T0);
   }
 }
 
-template <size_t kRows>
-MODELKIT_AVX512_VNNI void MultiplyTile(const PackedInt4Matrix& b, const QuantizedRows& a, size_t row, size_t tile,
-                                       float* c) {
-  __m512 sums[kRowGroup];
-#pragma GCC unroll 4
-  for (__m512& sum : sums) sum = _mm512_setzero_ps();
-  for (size_t block = 0; block < b.blocks(); ++block) {
+// Completes one row of one tile from its 16 lanes after the groups of 4 blocks: adds lanes i + 8 into lanes i, the
+// blocks left over, sums the 8 lanes as ORT does for each column, adds `zero_point_share` and stores the row.
+MODELKIT_AVX512_VNNI void FinishRow(const PackedInt4Matrix& b, const QuantizedRows& a, size_t row, size_t tile,
+                                    __m512 (&lanes)[16], __m512 zero_point_share, float* c) {
+  const size_t blocks = b.blocks();
+#pragma GCC unroll 8
+  for (size_t i = 0; i < 8; ++i) lanes[i] = _mm512_add_ps(lanes[i], lanes[i + 8]);
+  for (size_t block = blocks - blocks % kBlocksPerGroup; block < blocks; ++block) {
     const uint8_t* packed = b.Block(tile, block);
-#pragma GCC unroll 5
-    for (size_t line = 0; line < PackedInt4Matrix::kBlockBytes; line += 64) {
-      _mm_prefetch(reinterpret_cast<const char*>(packed) + kPrefetchBytes + line, _MM_HINT_T0);
+    const BlockWeights w = LoadBlock(packed);
+    int32_t words[8];
+    std::memcpy(words, a.values.data() + row * a.k + block * kInt4BlockSize, sizeof(words));
+    const __m512 scale = _mm512_mul_ps(WeightScales(packed), _mm512_set1_ps(a.scales[row * blocks + block]));
+#pragma GCC unroll 4
+    for (size_t h = 0; h < 4; ++h) {
+      const __m512i low = QuadDot(_mm512_setzero_si512(), w.low[h], words[2 * h]);
+      const __m512i high = _mm512_srai_epi32(QuadDot(_mm512_setzero_si512(), w.high[h], words[2 * h + 1]), 4);
+      lanes[2 * h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(low), scale, lanes[2 * h]);
+      lanes[2 * h + 1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(high), scale, lanes[2 * h + 1]);
     }
-    MultiplyBlock<kRows>(packed, a, row, block, sums);
   }
   const size_t column = tile * kInt4TileColumns;
   const size_t columns = std::min(kInt4TileColumns, b.n() - column);
-  const __mmask16 mask = static_cast<__mmask16>((1u << columns) - 1);
-#pragma GCC unroll 4
-  for (size_t r = 0; r < kRows; ++r) _mm512_mask_storeu_ps(c + (row + r) * b.n() + column, mask, sums[r]);
+  const __m512 in_order =
+      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(lanes[0], lanes[1]), lanes[2]), lanes[3]),
+                    _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(lanes[4], lanes[5]), lanes[6]), lanes[7]));
+  const __m512 as_tree =
+      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(lanes[0], lanes[4]), _mm512_add_ps(lanes[2], lanes[6])),
+                    _mm512_add_ps(_mm512_add_ps(lanes[1], lanes[5]), _mm512_add_ps(lanes[3], lanes[7])));
+  // Columns at or past the matrix's last whole group of 4 columns take the tree.
+  const size_t whole_groups_end = b.n() - b.n() % 4;
+  const size_t in_order_columns = whole_groups_end > column ? std::min(kInt4TileColumns, whole_groups_end - column) : 0;
+  const __m512 folded = _mm512_mask_blend_ps(static_cast<__mmask16>((1u << in_order_columns) - 1), as_tree, in_order);
+  _mm512_mask_storeu_ps(c + row * b.n() + column, static_cast<__mmask16>((1u << columns) - 1),
+                        _mm512_add_ps(folded, zero_point_share));
 }
 
-MODELKIT_AVX512_VNNI void QuantizeBlock(const float* values, int8_t* out, float& scale, int32_t& zero_point_sum) {
+// One row times one tile (a decode step): all 16 lanes stay in registers and the tile streams once, in order.
+MODELKIT_AVX512_VNNI void MultiplyTileRow(const PackedInt4Matrix& b, const QuantizedRows& a, size_t row, size_t tile,
+                                          float* c) {
+  const size_t blocks = b.blocks();
+  const int8_t* values = a.values.data() + row * a.k;
+  const float* row_scales = a.scales.data() + row * blocks;
+  const float* row_block_sums = a.block_sums.data() + row * blocks;
+  const __m512 minus_zero_point = _mm512_set1_ps(-static_cast<float>(kZeroPoint));
+  __m512 lanes[16];
+#pragma GCC unroll 16
+  for (__m512& lane : lanes) lane = _mm512_setzero_ps();
+  __m512 zero_point_share = _mm512_setzero_ps();
+  // Adds one block's share of the zero point, in block order (ORT's separate sum).
+  const auto add_zero_point_share = [&](__m512 weight_scales, size_t block) MODELKIT_AVX512_VNNI {
+    zero_point_share = _mm512_fmadd_ps(_mm512_set1_ps(row_block_sums[block]),
+                                       _mm512_mul_ps(weight_scales, minus_zero_point), zero_point_share);
+  };
+  const size_t grouped = blocks - blocks % kBlocksPerGroup;
+  for (size_t group = 0; group < grouped; group += kBlocksPerGroup) {
+#pragma GCC unroll 4
+    for (size_t j = 0; j < kBlocksPerGroup; ++j) {
+      const size_t block = group + j;
+      const uint8_t* packed = b.Block(tile, block);
+      Prefetch(packed);
+      __m512i pairs[4];
+      PairDots(LoadBlock(packed), values + block * kInt4BlockSize, pairs);
+      const __m512 weight_scales = WeightScales(packed);
+      add_zero_point_share(weight_scales, block);
+      const __m512 scale = _mm512_mul_ps(weight_scales, _mm512_set1_ps(row_scales[block]));
+#pragma GCC unroll 4
+      for (size_t pair = 0; pair < 4; ++pair) {
+        lanes[Lane(j, pair)] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pairs[pair]), scale, lanes[Lane(j, pair)]);
+      }
+    }
+  }
+  for (size_t block = grouped; block < blocks; ++block) add_zero_point_share(WeightScales(b.Block(tile, block)), block);
+  FinishRow(b, a, row, tile, lanes, zero_point_share, c);
+}
+
+// kRows rows (a prompt) times one tile. Each block of a group feeds its own 4 lanes, so the 4 lane sets are summed
+// in 4 passes over the tile (blocks j, j + 4, ... for set j), each holding 4 lanes per row in registers while one
+// unpacking of a block serves every row. The tile (10 KiB per 1024 of K) stays in cache between passes.
+template <size_t kRows>
+MODELKIT_AVX512_VNNI void MultiplyTileRows(const PackedInt4Matrix& b, const QuantizedRows& a, size_t row, size_t tile,
+                                           float* c) {
+  const size_t blocks = b.blocks(), grouped = blocks - blocks % kBlocksPerGroup;
+  __m512 lanes[kRows][16];
+#pragma GCC unroll 4
+  for (size_t j = 0; j < kBlocksPerGroup; ++j) {
+    __m512 sums[kRows][4];
+#pragma GCC unroll 4
+    for (size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+      for (__m512& sum : sums[r]) sum = _mm512_setzero_ps();
+    }
+    for (size_t block = j; block < grouped; block += kBlocksPerGroup) {
+      const uint8_t* packed = b.Block(tile, block);
+      const BlockWeights w = LoadBlock(packed);
+      const __m512 weight_scales = WeightScales(packed);
+#pragma GCC unroll 4
+      for (size_t r = 0; r < kRows; ++r) {
+        __m512i pairs[4];
+        PairDots(w, a.values.data() + (row + r) * a.k + block * kInt4BlockSize, pairs);
+        const __m512 scale = _mm512_mul_ps(weight_scales, _mm512_set1_ps(a.scales[(row + r) * blocks + block]));
+#pragma GCC unroll 4
+        for (size_t pair = 0; pair < 4; ++pair) {
+          sums[r][pair] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pairs[pair]), scale, sums[r][pair]);
+        }
+      }
+    }
+#pragma GCC unroll 4
+    for (size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+      for (size_t pair = 0; pair < 4; ++pair) lanes[r][Lane(j, pair)] = sums[r][pair];
+    }
+  }
+  const __m512 minus_zero_point = _mm512_set1_ps(-static_cast<float>(kZeroPoint));
+  __m512 zero_point_share[kRows];
+#pragma GCC unroll 4
+  for (__m512& share : zero_point_share) share = _mm512_setzero_ps();
+  for (size_t block = 0; block < blocks; ++block) {
+    const __m512 zero_point_scales = _mm512_mul_ps(WeightScales(b.Block(tile, block)), minus_zero_point);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < kRows; ++r) {
+      zero_point_share[r] = _mm512_fmadd_ps(_mm512_set1_ps(a.block_sums[(row + r) * blocks + block]), zero_point_scales,
+                                            zero_point_share[r]);
+    }
+  }
+  for (size_t r = 0; r < kRows; ++r) FinishRow(b, a, row + r, tile, lanes[r], zero_point_share[r], c);
+}
+
+MODELKIT_AVX512_VNNI void QuantizeBlock(const float* values, int8_t* out, float& scale, float& block_sum) {
   const __m512 low = _mm512_loadu_ps(values), high = _mm512_loadu_ps(values + 16);
   const float largest = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(low), _mm512_abs_ps(high)));
   scale = largest / 127.0f;
@@ -98,7 +230,7 @@ MODELKIT_AVX512_VNNI void QuantizeBlock(const float* values, int8_t* out, float&
   const __m512i high_int = _mm512_cvtps_epi32(_mm512_mul_ps(high, inverse));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtsepi32_epi8(low_int));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm512_cvtsepi32_epi8(high_int));
-  zero_point_sum = kZeroPoint * _mm512_reduce_add_epi32(_mm512_add_epi32(low_int, high_int));
+  block_sum = scale * static_cast<float>(_mm512_reduce_add_epi32(_mm512_add_epi32(low_int, high_int)));
 }
 
 }  // namespace
@@ -147,29 +279,29 @@ void QuantizeRows(const float* a, size_t rows, size_t k, QuantizedRows& out) {
   if (out.values.size() < rows * k) out.values.resize(rows * k);
   if (out.scales.size() < rows * blocks) {
     out.scales.resize(rows * blocks);
-    out.zero_point_sums.resize(rows * blocks);
+    out.block_sums.resize(rows * blocks);
   }
   for (size_t i = 0; i < rows * blocks; ++i) {
-    QuantizeBlock(a + i * kInt4BlockSize, out.values.data() + i * kInt4BlockSize, out.scales[i],
-                  out.zero_point_sums[i]);
+    QuantizeBlock(a + i * kInt4BlockSize, out.values.data() + i * kInt4BlockSize, out.scales[i], out.block_sums[i]);
   }
 }
 
 void MultiplyInt4Tiles(const PackedInt4Matrix& b, const QuantizedRows& a, size_t row_begin, size_t row_end,
                        size_t tile_begin, size_t tile_end, float* c) {
   MODELKIT_CHECK(a.k == b.k() && row_end <= a.rows && tile_end <= b.tiles());
+  // Rows inside tiles: a tile's weights stay in cache for the rows after the first.
   for (size_t tile = tile_begin; tile < tile_end; ++tile) {
     size_t row = row_begin;
-    for (; row + kRowGroup <= row_end; row += kRowGroup) MultiplyTile<kRowGroup>(b, a, row, tile, c);
+    for (; row + kRowGroup <= row_end; row += kRowGroup) MultiplyTileRows<kRowGroup>(b, a, row, tile, c);
     switch (row_end - row) {
       case 3:
-        MultiplyTile<3>(b, a, row, tile, c);
+        MultiplyTileRows<3>(b, a, row, tile, c);
         break;
       case 2:
-        MultiplyTile<2>(b, a, row, tile, c);
+        MultiplyTileRows<2>(b, a, row, tile, c);
         break;
       case 1:
-        MultiplyTile<1>(b, a, row, tile, c);
+        MultiplyTileRow(b, a, row, tile, c);
         break;
       default:
         break;

@@ -1,10 +1,10 @@
 // The int4 matrix multiply of a `MatMulNBits` node (4-bit symmetric weights in blocks of 32 along K, fp32 scales,
 // `accuracy_level` 4) on x86-64 CPUs with AVX-512 VNNI, written for batch-1 generation.
 //
-// It computes what ONNX Runtime's MatMulNBits computes at accuracy_level 4: each row of A is quantised to int8 per
-// block of 32 (scale = max|a| / 127, values rounded to nearest even), each block's integer dot product with the
-// weights minus their zero point 8 is exact, and it is scaled by both scales and summed in fp32. Only the order of
-// the fp32 sums differs from ORT's kernel (differences of a few ulps of the result).
+// It computes what ONNX Runtime's MatMulNBits computes at accuracy_level 4, bit for bit: each row of A is quantised
+// to int8 per block of 32 (scale = max|a| / 127, values rounded to nearest even), the integer dot products are exact,
+// and the fp32 sums are made in the order of ORT's AVX-512 VNNI kernel (int4_matmul_kernel.cpp spells it out), so
+// that a bundle generates exactly the tokens it generates on ORT's kernel.
 //
 // Why: a decode step multiplies one row by every weight matrix, so it is bound by how fast the weights stream from
 // memory. The weights are repacked once, at load, so that one tile of 16 output columns reads one contiguous run of
@@ -54,9 +54,9 @@ class PackedInt4Matrix {
 // Rows of A quantised to int8 per block of 32, as ORT's MatMulNBits does at accuracy_level 4.
 struct QuantizedRows {
   size_t rows = 0, k = 0;
-  std::vector<int8_t> values;            // [rows][k]
-  std::vector<float> scales;             // [rows][k/32]
-  std::vector<int32_t> zero_point_sums;  // [rows][k/32]: 8 x the sum of the block's values (the weights' zero point)
+  std::vector<int8_t> values;     // [rows][k]
+  std::vector<float> scales;      // [rows][k/32]
+  std::vector<float> block_sums;  // [rows][k/32]: scale x the sum of the block's int8 values, rounded to fp32
 };
 
 // Quantises `rows` rows of `k` floats at `a` into `out`, reusing its storage (it grows, never shrinks).

@@ -128,9 +128,9 @@ void Model::LoadSessions(const device::EpCatalog& catalog, const LoadOptions& op
       const std::filesystem::path model = config_.bundle_dir / stage_config.filename;
       StageRewriteRequest request;
       if (options.last_position_logits) request.last_position_logits = config_.decoder.names.logits;
-      const auto opt_in = session_options.config_entries.find(bundle::kInt4CpuKernelEntry);
-      const bool bundle_opts_in = opt_in != session_options.config_entries.end() && opt_in->second == "1";
-      request.int4_matmul = options.int4_cpu_kernel.value_or(bundle_opts_in) && Int4KernelSupported() &&
+      const auto choice = session_options.config_entries.find(bundle::kInt4CpuKernelEntry);
+      const bool bundle_opts_out = choice != session_options.config_entries.end() && choice->second == "0";
+      request.int4_matmul = options.int4_cpu_kernel.value_or(!bundle_opts_out) && Int4KernelSupported() &&
                             factory.RequestedEp(session_options, where) == report::kCpuEpName;
       const std::optional<RewrittenStage> rewritten = RewriteStageModel(model, request);
       if (rewritten) {

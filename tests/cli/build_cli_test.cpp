@@ -272,34 +272,35 @@ TEST_F(BuildCliTest, NonEmptyOutputNeedsOverwrite) {
   ExpectOnlyEntries(tmp_.path(), {"out"});
 }
 
-// --cpu-int4-kernel modelkit records the opt-in in every session_options of the bundle (the decoder's and each
-// stage's), as a string entry onnxruntime-genai hands to ORT; the default records nothing; fp32 weights refuse it.
+// --cpu-int4-kernel records its choice in every session_options of the bundle (the decoder's and each stage's), as
+// a string entry onnxruntime-genai hands to ORT: "1" modelkit's kernel, "0" ORT's; the default records nothing;
+// fp32 weights refuse it.
 TEST_F(BuildCliTest, CpuInt4KernelIsRecordedInEverySessionOptions) {
-  const fs::path opted_in = tmp_.path() / "opted_in", plain = tmp_.path() / "plain";
-  std::vector<std::string> args = RandomArgs(opted_in);
-  args.insert(args.end(), {"--layout", "pipeline", "--precision", "int4", "--cpu-int4-kernel", "modelkit"});
-  ProcessResult result = RunModelkit(args);
-  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  args = RandomArgs(plain);
-  args.insert(args.end(), {"--layout", "pipeline", "--precision", "int4", "--cpu-int4-kernel", "ort"});
-  result = RunModelkit(args);
-  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  for (const auto& [bundle, expected] : {std::pair{opted_in, true}, std::pair{plain, false}}) {
+  std::vector<std::tuple<fs::path, std::string, std::optional<std::string>>> bundles = {
+      {tmp_.path() / "modelkit", "modelkit", "1"}, {tmp_.path() / "ort", "ort", "0"}, {tmp_.path() / "plain", "", {}}};
+  for (const auto& [bundle, kernel, expected] : bundles) {
     SCOPED_TRACE(bundle.string());
+    std::vector<std::string> args = RandomArgs(bundle);
+    args.insert(args.end(), {"--layout", "pipeline", "--precision", "int4"});
+    if (!kernel.empty()) args.insert(args.end(), {"--cpu-int4-kernel", kernel});
+    const ProcessResult result = RunModelkit(args);
+    ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
     const nlohmann::json config = nlohmann::json::parse(ReadTextFile(bundle / "genai_config.json", "config"));
     const nlohmann::json& decoder = config["model"]["decoder"];
-    EXPECT_EQ(decoder["session_options"].contains("modelkit.int4_cpu_kernel"), expected);
+    std::vector<const nlohmann::json*> all_options = {&decoder["session_options"]};
     for (const char* stage : {"embeddings", "ctx", "iter", "lm_head"}) {
-      const nlohmann::json& options = decoder["pipeline"][0][stage]["session_options"];
-      EXPECT_EQ(options.contains("modelkit.int4_cpu_kernel"), expected) << stage;
+      all_options.push_back(&decoder["pipeline"][0][stage]["session_options"]);
+    }
+    for (const nlohmann::json* options : all_options) {
+      EXPECT_EQ(options->contains("modelkit.int4_cpu_kernel"), expected.has_value()) << *options;
       if (expected) {
-        EXPECT_EQ(options["modelkit.int4_cpu_kernel"], "1") << stage;
+        EXPECT_EQ((*options)["modelkit.int4_cpu_kernel"], *expected) << *options;
       }
     }
   }
-  args = RandomArgs(tmp_.path() / "fp32");
-  args.insert(args.end(), {"--cpu-int4-kernel", "modelkit"});
-  ExpectErrorLine(RunModelkit(args), 2, "--cpu-int4-kernel modelkit needs int4 weights");
+  std::vector<std::string> args = RandomArgs(tmp_.path() / "fp32");
+  args.insert(args.end(), {"--cpu-int4-kernel", "ort"});
+  ExpectErrorLine(RunModelkit(args), 2, "--cpu-int4-kernel needs int4 weights");
   EXPECT_FALSE(fs::exists(tmp_.path() / "fp32"));
   args = RandomArgs(tmp_.path() / "bad");
   args.insert(args.end(), {"--precision", "int4", "--cpu-int4-kernel", "mlas"});

@@ -152,8 +152,8 @@ TEST_F(GenaiPerfCliTest, FourResolutionsReportDeviceAndEp) {
   EXPECT_EQ(PerfJson(Pipeline(), {})["benchmark_info"]["effective_device"], "npu");
 }
 
-// A bundle opted in to modelkit's int4 CPU kernel reports the stages that ran on it (where the CPU has AVX-512
-// VNNI; elsewhere none do); the same weights without the opt-in report none.
+// An int4 bundle reports the stages that ran on modelkit's int4 CPU kernel (where the CPU has AVX-512 VNNI;
+// elsewhere none do); the same weights built to opt out (--cpu-int4-kernel ort) report none.
 TEST_F(GenaiPerfCliTest, ReportNamesTheStagesOnModelkitsInt4Kernel) {
   builder::BuildOptions options;
   options.random = true;
@@ -161,13 +161,13 @@ TEST_F(GenaiPerfCliTest, ReportNamesTheStagesOnModelkitsInt4Kernel) {
   options.random_spec.vocab_size = 0;  // follow the tokenizer
   options.context_length = 64;
   options.tokenizer_dir = fs::path(MODELKIT_QWEN3_TOKENIZER_DIR);
-  options.output_dir = dir_->path() / "flat-int4-kernel";
+  options.output_dir = dir_->path() / "flat-ort-int4-kernel";
   options.precision = builder::Precision::kInt4;
-  options.int4_cpu_kernel = true;
+  options.int4_cpu_kernel = false;
   builder::BuildBundle(options);
   const Json expected = generate::Int4KernelSupported() ? Json::parse(R"(["decoder"])") : Json::array();
-  EXPECT_EQ(PerfJson(options.output_dir, {})["benchmark_info"]["int4_cpu_kernel_stages"], expected);
-  EXPECT_EQ(PerfJson(Flat(), {})["benchmark_info"]["int4_cpu_kernel_stages"], Json::array());
+  EXPECT_EQ(PerfJson(Flat(), {})["benchmark_info"]["int4_cpu_kernel_stages"], expected);
+  EXPECT_EQ(PerfJson(options.output_dir, {})["benchmark_info"]["int4_cpu_kernel_stages"], Json::array());
 }
 
 TEST_F(GenaiPerfCliTest, ReportHasStagesAndDefaultsToTenTimedTwoWarmupRequests) {

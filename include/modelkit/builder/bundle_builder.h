@@ -35,9 +35,10 @@ struct BuildOptions {
   int64_t block_size = 32;
   bool int4_symmetric = true;
   int64_t int4_accuracy_level = 4;  // MatMulNBits accuracy_level: 0 = fp32 math, 4 = int8 activations (fast)
-  // Records in genai_config.json (bundle::kInt4CpuKernelEntry in every session_options) that modelkit may compute the
-  // int4 MatMulNBits nodes with its own CPU kernel. Needs int4 weights.
-  bool int4_cpu_kernel = false;
+  // Records in genai_config.json (bundle::kInt4CpuKernelEntry in every session_options) which kernel modelkit
+  // computes the int4 MatMulNBits nodes with on the CPU: true = its own, false = ORT's. nullopt records nothing
+  // (modelkit then runs its own). Needs int4 weights when set.
+  std::optional<bool> int4_cpu_kernel;
   // q/k/v and gate/up projections as one MatMul(NBits) + Split each: fewer, larger kernels, the same results.
   bool fuse_projections = true;
   std::optional<int64_t> context_length;  // default: max_position_embeddings, or 4096 for random weights

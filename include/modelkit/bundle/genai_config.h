@@ -13,11 +13,10 @@ namespace modelkit::bundle {
 
 using Json = nlohmann::ordered_json;
 
-// The session_options entry by which a bundle lets modelkit compute its int4 MatMulNBits nodes with modelkit's own
-// CPU kernel (value "1"; `modelkit build --cpu-int4-kernel modelkit` writes it). It changes the logits by fp32
-// summation order only, but that can part greedy ids from onnxruntime-genai's where two logits tie within rounding,
-// so a bundle opts in. A string entry of session_options is an ORT config entry: onnxruntime-genai hands it to ORT,
-// which keeps entries it does not know without using them.
+// The session_options entry by which a bundle chooses the kernel modelkit computes its int4 MatMulNBits nodes with
+// on the CPU: "1" modelkit's own, "0" ORT's (`modelkit build --cpu-int4-kernel modelkit|ort` writes it). Without
+// it, modelkit runs its own, which computes ORT's values bit for bit, faster. A string entry of session_options is
+// an ORT config entry: onnxruntime-genai hands it to ORT, which keeps entries it does not know without using them.
 inline constexpr const char* kInt4CpuKernelEntry = "modelkit.int4_cpu_kernel";
 
 // Throws UsageError unless `bundle_dir` is a directory holding genai_config.json. `flag_context` names what asked

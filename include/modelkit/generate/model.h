@@ -32,8 +32,8 @@ struct LoadOptions {
   bool last_position_logits = true;
   // On a CPU with AVX-512 VNNI, a stage run by the CPU EP computes its int4 MatMulNBits nodes (blocks of 32, fp32
   // scales, no zero points, accuracy_level 4) with modelkit's own kernel, which streams the weights faster at batch 1
-  // and computes the same values up to the order of fp32 sums (docs/performance.md). nullopt: where the stage's
-  // session_options opt in (bundle::kInt4CpuKernelEntry); true or false: for every stage, whatever the bundle says.
+  // and computes ORT's values bit for bit (docs/performance.md). nullopt: unless the stage's session_options opt
+  // out (bundle::kInt4CpuKernelEntry "0"); true or false: for every stage, whatever the bundle says.
   std::optional<bool> int4_cpu_kernel;
 };
 

@@ -85,7 +85,7 @@ TEST_F(Int4MatMulKernelTest, QuantisesRowsAsTheDefinition) {
       EXPECT_EQ(rows.values[block * 32 + i], q[i]) << "block " << block << " element " << i;
       sum += q[i];
     }
-    EXPECT_EQ(rows.zero_point_sums[block], 8 * sum);
+    EXPECT_EQ(rows.block_sums[block], rows.scales[block] * static_cast<float>(sum));
   }
 }
 

@@ -63,22 +63,22 @@ MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) BlockWeights LoadBloc
   return weights;
 }
 
-// The 16 columns' dot products of one quad (4 int8 values of A, `word`) with the weights of that quad.
-MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512i QuadDot(__m512i sum, __m512i weights, int32_t word) {
-  return _mm512_dpbusd_epi32(sum, weights, _mm512_set1_epi32(word));
+// The 16 columns' dot products of one quad (the 4 int8 values of A at `quad`) with the weights of that quad. The
+// quad is broadcast straight from memory (a load, not an ALU operation).
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512i QuadDot(__m512i sum, __m512i weights,
+                                                                           const int8_t* quad) {
+  return _mm512_dpbusd_epi32(sum, weights, _mm512_broadcastd_epi32(_mm_loadu_si32(quad)));
 }
 
 // The 16 columns' exact integer dot products of one block of one row with the weights, as ORT pairs the block's
 // quads (see Lane): pair p = quads {0,2}, {1,3}, {4,6}, {5,7}.
 MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) void PairDots(const BlockWeights& w, const int8_t* quads,
                                                                          __m512i (&pairs)[4]) {
-  int32_t words[8];  // quads 0..7 of the block's 32 int8 values
-  std::memcpy(words, quads, sizeof(words));
   const __m512i zero = _mm512_setzero_si512();
-  pairs[0] = QuadDot(QuadDot(zero, w.low[0], words[0]), w.low[1], words[2]);
-  pairs[1] = _mm512_srai_epi32(QuadDot(QuadDot(zero, w.high[0], words[1]), w.high[1], words[3]), 4);
-  pairs[2] = QuadDot(QuadDot(zero, w.low[2], words[4]), w.low[3], words[6]);
-  pairs[3] = _mm512_srai_epi32(QuadDot(QuadDot(zero, w.high[2], words[5]), w.high[3], words[7]), 4);
+  pairs[0] = QuadDot(QuadDot(zero, w.low[0], quads), w.low[1], quads + 8);
+  pairs[1] = _mm512_srai_epi32(QuadDot(QuadDot(zero, w.high[0], quads + 4), w.high[1], quads + 12), 4);
+  pairs[2] = QuadDot(QuadDot(zero, w.low[2], quads + 16), w.low[3], quads + 24);
+  pairs[3] = _mm512_srai_epi32(QuadDot(QuadDot(zero, w.high[2], quads + 20), w.high[3], quads + 28), 4);
 }
 
 MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512 WeightScales(const uint8_t* packed) {
@@ -102,13 +102,12 @@ MODELKIT_AVX512_VNNI void FinishRow(const PackedInt4Matrix& b, const QuantizedRo
   for (size_t block = blocks - blocks % kBlocksPerGroup; block < blocks; ++block) {
     const uint8_t* packed = b.Block(tile, block);
     const BlockWeights w = LoadBlock(packed);
-    int32_t words[8];
-    std::memcpy(words, a.values.data() + row * a.k + block * kInt4BlockSize, sizeof(words));
+    const int8_t* quads = a.values.data() + row * a.k + block * kInt4BlockSize;
     const __m512 scale = _mm512_mul_ps(WeightScales(packed), _mm512_set1_ps(a.scales[row * blocks + block]));
 #pragma GCC unroll 4
     for (size_t h = 0; h < 4; ++h) {
-      const __m512i low = QuadDot(_mm512_setzero_si512(), w.low[h], words[2 * h]);
-      const __m512i high = _mm512_srai_epi32(QuadDot(_mm512_setzero_si512(), w.high[h], words[2 * h + 1]), 4);
+      const __m512i low = QuadDot(_mm512_setzero_si512(), w.low[h], quads + 8 * h);
+      const __m512i high = _mm512_srai_epi32(QuadDot(_mm512_setzero_si512(), w.high[h], quads + 8 * h + 4), 4);
       lanes[2 * h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(low), scale, lanes[2 * h]);
       lanes[2 * h + 1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(high), scale, lanes[2 * h + 1]);
     }

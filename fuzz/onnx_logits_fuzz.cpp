@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "generate/int4_matmul_rewrite.h"
 #include "generate/last_position_logits.h"
+#include "generate/matmul_rewrites.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/protobuf_fields.h"
 
@@ -29,17 +29,19 @@ void CheckLogitsRewrite(std::string_view model) {
   if (modelkit::generate::SliceLogitsToLastPosition(*rewritten, "logits")) std::abort();
 }
 
-void CheckInt4Rewrite(std::string_view model) {
-  std::optional<modelkit::generate::Int4MatMulRewrite> rewritten;
+// A kernel rewrite (matmul_rewrites.h) of `model`: what it makes must parse, and rewriting it again must find nothing.
+template <typename Rewrite>
+void CheckKernelRewrite(std::string_view model, Rewrite rewrite) {
+  std::optional<modelkit::generate::MatMulRewrite> rewritten;
   try {
-    rewritten = modelkit::generate::UseInt4MatMulKernel(model);
+    rewritten = rewrite(model);
   } catch (const modelkit::Error&) {
     return;
   }
   if (!rewritten) return;
   if (rewritten->replaced == 0) std::abort();
   modelkit::ParseProtobuf(rewritten->model, "rewritten model");
-  if (modelkit::generate::UseInt4MatMulKernel(rewritten->model)) std::abort();
+  if (rewrite(rewritten->model)) std::abort();
 }
 
 }  // namespace
@@ -47,6 +49,7 @@ void CheckInt4Rewrite(std::string_view model) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view model(reinterpret_cast<const char*>(data), size);
   CheckLogitsRewrite(model);
-  CheckInt4Rewrite(model);
+  CheckKernelRewrite(model, modelkit::generate::UseInt4MatMulKernel);
+  CheckKernelRewrite(model, modelkit::generate::UseFp32MatMulKernel);
   return 0;
 }

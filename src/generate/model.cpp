@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "fp32_matmul_kernel.h"
 #include "int4_matmul_kernel.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/file_mappings.h"
@@ -130,12 +131,14 @@ void Model::LoadSessions(const device::EpCatalog& catalog, const LoadOptions& op
       if (options.last_position_logits) request.last_position_logits = config_.decoder.names.logits;
       const auto choice = session_options.config_entries.find(bundle::kInt4CpuKernelEntry);
       const bool bundle_opts_out = choice != session_options.config_entries.end() && choice->second == "0";
-      request.int4_matmul = options.int4_cpu_kernel.value_or(!bundle_opts_out) && Int4KernelSupported() &&
-                            factory.RequestedEp(session_options, where) == report::kCpuEpName;
+      const bool cpu_ep = factory.RequestedEp(session_options, where) == report::kCpuEpName;
+      request.int4_matmul = options.int4_cpu_kernel.value_or(!bundle_opts_out) && Int4KernelSupported() && cpu_ep;
+      request.fp32_matmul = options.fp32_cpu_kernel && Fp32KernelSupported() && cpu_ep;
       const std::optional<RewrittenStage> rewritten = RewriteStageModel(model, request);
       if (rewritten) {
         stage.last_position_logits = rewritten->last_position_logits;
         stage.int4_matmul_nodes = rewritten->int4_matmul_nodes;
+        stage.fp32_matmul_nodes = rewritten->fp32_matmul_nodes;
       }
       stage.session = rewritten ? factory.CreateFromBytes(rewritten->model, model, session_options, where)
                                 : factory.Create(model, session_options, where);

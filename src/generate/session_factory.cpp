@@ -14,7 +14,7 @@
 #include "modelkit/ort/placement.h"
 #include "modelkit/ort/runtime.h"
 
-#include "int4_matmul_op.h"
+#include "modelkit_ops.h"
 
 namespace modelkit::generate {
 namespace {
@@ -67,7 +67,7 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
   ort::SharedEnv();
   Ort::SessionOptions options;
   ort::RecordPlacement(options);
-  AddInt4MatMulOp(options);  // for graphs rewritten to use it (int4_matmul_rewrite.h); unused by any other
+  AddModelkitOps(options);  // for graphs rewritten to use them (matmul_rewrites.h); unused by any other
   try {
     const Threading threading = ThreadingOf(config);
     options.SetIntraOpNumThreads(threading.intra_op_threads);

@@ -1,7 +1,7 @@
 #include "stage_rewrites.h"
 
-#include "int4_matmul_rewrite.h"
 #include "last_position_logits.h"
+#include "matmul_rewrites.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 
@@ -14,7 +14,7 @@ constexpr size_t kMaxModelBytes = size_t{64} << 20;
 }  // namespace
 
 std::optional<RewrittenStage> RewriteStageModel(const std::filesystem::path& path, const StageRewriteRequest& request) {
-  if (!request.last_position_logits && !request.int4_matmul) return std::nullopt;
+  if (!request.last_position_logits && !request.int4_matmul && !request.fp32_matmul) return std::nullopt;
   try {
     RewrittenStage stage;
     stage.model = ReadTextFile(path, "model", kMaxModelBytes);
@@ -29,6 +29,13 @@ std::optional<RewrittenStage> RewriteStageModel(const std::filesystem::path& pat
       if (auto int4 = UseInt4MatMulKernel(stage.model)) {
         stage.model = std::move(int4->model);
         stage.int4_matmul_nodes = int4->replaced;
+        changed = true;
+      }
+    }
+    if (request.fp32_matmul) {
+      if (auto fp32 = UseFp32MatMulKernel(stage.model)) {
+        stage.model = std::move(fp32->model);
+        stage.fp32_matmul_nodes = fp32->replaced;
         changed = true;
       }
     }

@@ -35,6 +35,9 @@ struct LoadOptions {
   // and computes ORT's values bit for bit (docs/performance.md). nullopt: unless the stage's session_options opt
   // out (bundle::kInt4CpuKernelEntry "0"); true or false: for every stage, whatever the bundle says.
   std::optional<bool> int4_cpu_kernel;
+  // On a CPU with AVX-512, a stage run by the CPU EP computes its fp32 MatMul nodes with a constant [K, N] B with
+  // modelkit's own kernel, which computes ORT's values bit for bit (docs/performance.md). false: ORT's kernel.
+  bool fp32_cpu_kernel = true;
 };
 
 // One session and what it declares.
@@ -52,6 +55,7 @@ struct LoadedStage {
   bool intra_op_spinning = true;
   bool last_position_logits = false;  // the session runs the graph rewritten to make the last position's logits only
   size_t int4_matmul_nodes = 0;       // MatMulNBits nodes the session runs with modelkit's int4 kernel
+  size_t fp32_matmul_nodes = 0;       // MatMul nodes the session runs with modelkit's fp32 kernel
 };
 
 class Model {

@@ -97,8 +97,10 @@ struct GenaiBenchmarkInfo {
   std::vector<std::string> compiled_stages;  // stages that ran from a compiled EPContext artifact
   // Stages whose graph was rewritten at load to compute the prompt's logits for its last position only.
   std::vector<std::string> last_position_logits_stages;
-  // Stages whose int4 MatMulNBits nodes ran on modelkit's own CPU kernel (the bundle opted in).
+  // Stages whose int4 MatMulNBits nodes ran on modelkit's own CPU kernel (unless the bundle opted out).
   std::vector<std::string> int4_cpu_kernel_stages;
+  // Stages whose fp32 MatMul nodes ran on modelkit's own CPU kernel.
+  std::vector<std::string> fp32_cpu_kernel_stages;
   bool monitor = false;
   bool template_applied = false;
   std::optional<int64_t> context_length;    // nullopt when the bundle does not say

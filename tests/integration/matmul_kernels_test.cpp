@@ -1,6 +1,6 @@
-// modelkit's int4 CPU kernel inside ONNX Runtime: a MatMulNBits graph run by ORT as written and as rewritten to
-// MatMulInt4 gives the same outputs; only nodes the kernel computes exactly are rewritten; and a whole int4 bundle
-// generates the same tokens with and without it.
+// modelkit's int4 and fp32 CPU kernels inside ONNX Runtime: a MatMulNBits or MatMul graph run by ORT as written and
+// as rewritten to MatMulInt4 / MatMulFp32 gives the same output bits; only nodes the kernels compute exactly are
+// rewritten; and whole bundles generate the same logits, bit for bit, with and without them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,9 +12,10 @@
 #include <vector>
 
 #include "builder/onnx_writer.h"
+#include "generate/fp32_matmul_kernel.h"
 #include "generate/int4_matmul_kernel.h"
-#include "generate/int4_matmul_op.h"
-#include "generate/int4_matmul_rewrite.h"
+#include "generate/matmul_rewrites.h"
+#include "generate/modelkit_ops.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/protobuf_fields.h"
 #include "modelkit/generate/decoder_runner.h"
@@ -78,7 +79,7 @@ std::vector<float> RunGraph(const std::string& model, const std::filesystem::pat
   Ort::SessionOptions options;
   options.SetIntraOpNumThreads(2);
   options.AddConfigEntry("session.model_external_initializers_file_folder_path", dir.c_str());
-  generate::AddInt4MatMulOp(options);
+  generate::AddModelkitOps(options);
   Ort::Session session(env, model.data(), model.size(), options);
   const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   const std::vector<int64_t> shape = {static_cast<int64_t>(a.size()) / k, k};
@@ -142,7 +143,7 @@ TEST_F(Int4MatMulTest, ImportsTheOpsDomainOnce) {
   constexpr uint32_t kOpsetImport = 8, kDomain = 1, kVersion = 2;
   ProtobufMessage model = ParseProtobuf(WriteGraph(tmp.path(), {}), "model");
   model.push_back(
-      ProtobufField::Bytes(kOpsetImport, SerializeProtobuf({ProtobufField::Bytes(kDomain, generate::kInt4MatMulDomain),
+      ProtobufField::Bytes(kOpsetImport, SerializeProtobuf({ProtobufField::Bytes(kDomain, generate::kModelkitOpsDomain),
                                                             ProtobufField::Varint(kVersion, 1)})));
   const auto rewritten = generate::UseInt4MatMulKernel(SerializeProtobuf(model));
   ASSERT_TRUE(rewritten);
@@ -151,7 +152,7 @@ TEST_F(Int4MatMulTest, ImportsTheOpsDomainOnce) {
   for (std::string_view opset : BytesFields(fields, kOpsetImport)) {
     const ProtobufMessage opset_fields = ParseProtobuf(opset, "opset");
     const auto domains = BytesFields(opset_fields, kDomain);
-    if (!domains.empty() && domains.front() == generate::kInt4MatMulDomain) ++imports;
+    if (!domains.empty() && domains.front() == generate::kModelkitOpsDomain) ++imports;
   }
   EXPECT_EQ(imports, 1u);
 }
@@ -162,25 +163,33 @@ size_t Int4Nodes(const generate::Model& model) {
   return nodes;
 }
 
+size_t Fp32Nodes(const generate::Model& model) {
+  size_t nodes = 0;
+  for (const generate::LoadedStage& stage : model.stages()) nodes += stage.fp32_matmul_nodes;
+  return nodes;
+}
+
 size_t Argmax(std::span<const float> values) {
   return static_cast<size_t>(std::max_element(values.begin(), values.end()) - values.begin());
 }
 
-// The same prompt and greedy steps through an int4 bundle with ORT's kernel and with modelkit's: the logits are the
-// same bits at every step, prompt included.
-void ExpectSameGeneration(builder::Layout layout) {
+// The same prompt and greedy steps through a bundle with ORT's kernels and with modelkit's: the logits are the same
+// bits at every step, prompt included.
+void ExpectSameGeneration(builder::Layout layout, builder::Precision precision = builder::Precision::kInt4) {
   TempDir tmp;
-  auto options = TinyGenerateOptions(tmp.path() / "bundle", layout, builder::Precision::kInt4);
+  auto options = TinyGenerateOptions(tmp.path() / "bundle", layout, precision);
   options.int4_accuracy_level = 4;  // int8 activations: what the kernel computes (and the builder's default)
   builder::BuildBundle(options);
   generate::LoadOptions load;
   load.load_tokenizer = false;
   load.int4_cpu_kernel = false;
+  load.fp32_cpu_kernel = false;
   const auto ort_kernel = generate::Model::Load(options.output_dir, load);
   load.int4_cpu_kernel = true;
+  load.fp32_cpu_kernel = true;
   const auto own_kernel = generate::Model::Load(options.output_dir, load);
-  EXPECT_EQ(Int4Nodes(*ort_kernel), 0u);
-  EXPECT_GT(Int4Nodes(*own_kernel), 0u);
+  EXPECT_EQ(Int4Nodes(*ort_kernel) + Fp32Nodes(*ort_kernel), 0u);
+  EXPECT_GT(precision == builder::Precision::kInt4 ? Int4Nodes(*own_kernel) : Fp32Nodes(*own_kernel), 0u);
 
   const auto ort_runner = generate::MakeDecoderRunner(*ort_kernel, 64);
   const auto own_runner = generate::MakeDecoderRunner(*own_kernel, 64);
@@ -199,6 +208,69 @@ TEST_F(Int4MatMulTest, FlatBundleGeneratesTheSameWithEitherKernel) { ExpectSameG
 
 TEST_F(Int4MatMulTest, PipelineBundleGeneratesTheSameWithEitherKernel) {
   ExpectSameGeneration(builder::Layout::kPipeline);
+}
+
+class Fp32MatMulTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!generate::Fp32KernelSupported()) GTEST_SKIP() << "this CPU lacks AVX-512";
+  }
+};
+
+// Y = MatMul(A [S, K], B) with B random: a constant initializer, or (`b_is_input`) also a graph input.
+std::string WriteFp32Graph(const std::filesystem::path& dir, int64_t k, int64_t n, bool b_is_input = false) {
+  const auto path = dir / "fp32.onnx";
+  builder::OnnxModelWriter writer(path, "fp32.onnx.data");
+  writer.AddInput("A", builder::OnnxType::kFloat, {std::string("S"), k});
+  if (b_is_input) writer.AddInput("B", builder::OnnxType::kFloat, {k, n});
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> b(static_cast<size_t>(k * n));
+  for (float& x : b) x = value(random);
+  writer.AddFloats("B", builder::OnnxType::kFloat, {k, n}, b);
+  writer.AddNode("MatMul", {"A", "B"}, {"Y"}, {});
+  writer.AddOutput("Y", builder::OnnxType::kFloat, {std::string("S"), n});
+  writer.Finish();
+  return ReadFile(path);
+}
+
+// Bit for bit: ORT sums each output in runs of 256 of K (fp32_matmul_kernel.h). K 300 ends in a partial run, 3072 has
+// 12; N 20 and 40 end in partial tiles of 16 columns and pairs of tiles; rows from one decode step to more than one
+// 64-row work item.
+TEST_F(Fp32MatMulTest, RewrittenGraphComputesWhatMatMulComputesBitForBit) {
+  TempDir tmp;
+  std::mt19937 random(13);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (const auto& [k, n] : {std::pair<int64_t, int64_t>{300, 20}, {1024, 64}, {3072, 40}, {16, 3}}) {
+    const std::string original = WriteFp32Graph(tmp.path(), k, n);
+    const auto rewritten = generate::UseFp32MatMulKernel(original);
+    ASSERT_TRUE(rewritten);
+    EXPECT_EQ(rewritten->replaced, 1u);
+    for (const int64_t rows : {1, 3, 7, 70, 130}) {
+      std::vector<float> a(static_cast<size_t>(rows * k));
+      for (float& x : a) x = value(random);
+      const std::vector<float> expected = RunGraph(original, tmp.path(), a, k);
+      const std::vector<float> got = RunGraph(rewritten->model, tmp.path(), a, k);
+      ASSERT_EQ(got.size(), static_cast<size_t>(rows * n));
+      for (size_t i = 0; i < got.size(); ++i) {
+        uint32_t got_bits = 0, expected_bits = 0;
+        std::memcpy(&got_bits, &got[i], sizeof(float));
+        std::memcpy(&expected_bits, &expected[i], sizeof(float));
+        ASSERT_EQ(got_bits, expected_bits) << "K " << k << ", N " << n << ", " << rows << " rows, element " << i << ": "
+                                           << got[i] << " vs ORT's " << expected[i];
+      }
+    }
+  }
+}
+
+// A B that a graph input can override is not a constant: the node stays ORT's.
+TEST_F(Fp32MatMulTest, LeavesMatMulsWhoseWeightsAreNotConstant) {
+  TempDir tmp;
+  EXPECT_FALSE(generate::UseFp32MatMulKernel(WriteFp32Graph(tmp.path(), 64, 16, /*b_is_input=*/true)));
+}
+
+TEST_F(Fp32MatMulTest, FlatBundleGeneratesTheSameWithEitherKernel) {
+  ExpectSameGeneration(builder::Layout::kFlat, builder::Precision::kFp32);
 }
 
 // The kernel is the default, and the bundle's choice: `modelkit build --cpu-int4-kernel ort` records the opt-out in

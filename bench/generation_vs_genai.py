@@ -111,8 +111,11 @@ def main():
     prompts = [int(p) for p in args.prompts.split(",")]
     context = max(prompts) + args.new_tokens + 64
 
-    bandwidth = float(subprocess.run([bandwidth_tool, "2"], capture_output=True, text=True, check=True).stdout)
-    print(f"read bandwidth (2 threads): {bandwidth:.2f} GB/s; {args.runs} interleaved runs; "
+    def read_bandwidth():
+        """The machine's read bandwidth now (GB/s, 2 threads): it moves within a day on a shared machine."""
+        return float(subprocess.run([bandwidth_tool, "2"], capture_output=True, text=True, check=True).stdout)
+
+    print(f"read bandwidth (2 threads): {read_bandwidth():.2f} GB/s; {args.runs} interleaved runs; "
           f"{args.new_tokens} new tokens; load average {os.getloadavg()[0]:.2f}"
           + (f"; genai environment {genai_env}" if genai_env else ""))
     for name in args.bundles.split(","):
@@ -123,7 +126,9 @@ def main():
         config = json.loads((bundle / "genai_config.json").read_text())
         vocab = config["model"]["vocab_size"]
         results = {}  # (runtime, prompt) -> [measurements]
+        bandwidths = []  # measured next to each round of runs, for the ceiling of this bundle's decode
         for _ in range(args.runs):
+            bandwidths.append(read_bandwidth())
             for prompt in prompts:
                 ids = prompt_ids(prompt, vocab)
                 for runtime, measure in (
@@ -158,7 +163,8 @@ def main():
         print(f"peak RSS (MiB)           {spread(mk_rss):>24} {spread(ge_rss) + ' ' + best[-2:]:>30} "
               f"{statistics.median(mk_rss) / statistics.median(ge_rss):7.2f}x")
         per_token = bytes_per_token(bundle, config)
-        ceiling = bandwidth * 1e9 / per_token
+        ceiling = statistics.median(bandwidths) * 1e9 / per_token
+        print(f"read bandwidth before each round of runs {spread(bandwidths)} GB/s (median for the ceiling)")
         print(f"bytes read per token {per_token / 2**20:.1f} MiB -> ceiling {ceiling:.1f} tokens/s; decode reaches "
               f"modelkit {100 * statistics.median(mk) / ceiling:.0f}%, genai {100 * statistics.median(ge) / ceiling:.0f}%")
 

@@ -92,6 +92,20 @@ std::vector<float> RunGraph(const std::string& model, const std::filesystem::pat
   return {data, data + outputs[0].GetTensorTypeAndShapeInfo().GetElementCount()};
 }
 
+// Runs rows `a` through the `original` graph and the `rewritten` one in ORT: every output bit must be the same.
+void ExpectSameBits(const std::string& original, const std::string& rewritten, const std::filesystem::path& dir,
+                    const std::vector<float>& a, int64_t k, int64_t n) {
+  const std::vector<float> expected = RunGraph(original, dir, a, k);
+  const std::vector<float> got = RunGraph(rewritten, dir, a, k);
+  ASSERT_EQ(got.size(), a.size() / static_cast<size_t>(k) * static_cast<size_t>(n));
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t got_bits = 0, expected_bits = 0;
+    std::memcpy(&got_bits, &got[i], sizeof(float));
+    std::memcpy(&expected_bits, &expected[i], sizeof(float));
+    ASSERT_EQ(got_bits, expected_bits) << "element " << i << ": " << got[i] << " vs ORT's " << expected[i];
+  }
+}
+
 class Int4MatMulTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -116,16 +130,8 @@ TEST_F(Int4MatMulTest, RewrittenGraphComputesWhatMatMulNBitsComputesBitForBit) {
       std::vector<float> a(static_cast<size_t>(rows * k));
       for (float& x : a) x = value(random);
       std::fill_n(a.begin() + k, std::min<int64_t>(32, (rows - 1) * k), 0.0f);  // an all-zero block: scale 0
-      const std::vector<float> expected = RunGraph(original, tmp.path(), a, k);
-      const std::vector<float> got = RunGraph(rewritten->model, tmp.path(), a, k);
-      ASSERT_EQ(got.size(), static_cast<size_t>(rows * n));
-      for (size_t i = 0; i < got.size(); ++i) {
-        uint32_t got_bits = 0, expected_bits = 0;
-        std::memcpy(&got_bits, &got[i], sizeof(float));
-        std::memcpy(&expected_bits, &expected[i], sizeof(float));
-        ASSERT_EQ(got_bits, expected_bits) << "K " << k << ", N " << n << ", " << rows << " rows, element " << i << ": "
-                                           << got[i] << " vs ORT's " << expected[i];
-      }
+      SCOPED_TRACE("K " + std::to_string(k) + ", N " + std::to_string(n) + ", " + std::to_string(rows) + " rows");
+      ExpectSameBits(original, rewritten->model, tmp.path(), a, k, n);
     }
   }
 }
@@ -249,16 +255,8 @@ TEST_F(Fp32MatMulTest, RewrittenGraphComputesWhatMatMulComputesBitForBit) {
     for (const int64_t rows : {1, 3, 7, 70, 130}) {
       std::vector<float> a(static_cast<size_t>(rows * k));
       for (float& x : a) x = value(random);
-      const std::vector<float> expected = RunGraph(original, tmp.path(), a, k);
-      const std::vector<float> got = RunGraph(rewritten->model, tmp.path(), a, k);
-      ASSERT_EQ(got.size(), static_cast<size_t>(rows * n));
-      for (size_t i = 0; i < got.size(); ++i) {
-        uint32_t got_bits = 0, expected_bits = 0;
-        std::memcpy(&got_bits, &got[i], sizeof(float));
-        std::memcpy(&expected_bits, &expected[i], sizeof(float));
-        ASSERT_EQ(got_bits, expected_bits) << "K " << k << ", N " << n << ", " << rows << " rows, element " << i << ": "
-                                           << got[i] << " vs ORT's " << expected[i];
-      }
+      SCOPED_TRACE("K " + std::to_string(k) + ", N " + std::to_string(n) + ", " + std::to_string(rows) + " rows");
+      ExpectSameBits(original, rewritten->model, tmp.path(), a, k, n);
     }
   }
 }

@@ -178,8 +178,8 @@ void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json&
   }
 }
 
-void RecordInt4CpuKernel(nlohmann::ordered_json& config, bool modelkits) {
-  const char* value = modelkits ? "1" : "0";
+void RecordInt4CpuKernel(nlohmann::ordered_json& config, bool modelkits_kernel) {
+  const char* value = modelkits_kernel ? "1" : "0";
   nlohmann::ordered_json& decoder = config["model"]["decoder"];
   decoder["session_options"][bundle::kInt4CpuKernelEntry] = value;
   if (!decoder.contains("pipeline")) return;

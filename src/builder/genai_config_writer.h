@@ -37,6 +37,6 @@ void ApplyGenerationConfig(nlohmann::ordered_json& config, const nlohmann::json&
 
 // Sets bundle::kInt4CpuKernelEntry ("1": modelkit's kernel, "0": ORT's) in model.decoder's session_options and in
 // every pipeline stage's.
-void RecordInt4CpuKernel(nlohmann::ordered_json& config, bool modelkits);
+void RecordInt4CpuKernel(nlohmann::ordered_json& config, bool modelkits_kernel);
 
 }  // namespace modelkit::builder

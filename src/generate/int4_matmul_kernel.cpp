@@ -85,6 +85,14 @@ MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512 WeightScales(c
   return _mm512_loadu_ps(reinterpret_cast<const float*>(packed + kWeightBytes));
 }
 
+// `share` plus one block's share of the zero point 8 (ORT's separate sum, taken in block order):
+// block_sum_a * (-8 * scale_b).
+MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) __m512 AddZeroPointShare(__m512 share, __m512 weight_scales,
+                                                                                    float block_sum) {
+  const __m512 minus_zero_point = _mm512_set1_ps(-static_cast<float>(kZeroPoint));
+  return _mm512_fmadd_ps(_mm512_set1_ps(block_sum), _mm512_mul_ps(weight_scales, minus_zero_point), share);
+}
+
 MODELKIT_AVX512_VNNI inline __attribute__((always_inline)) void Prefetch(const uint8_t* packed) {
 #pragma GCC unroll 5
   for (size_t line = 0; line < PackedInt4Matrix::kBlockBytes; line += 64) {
@@ -135,16 +143,10 @@ MODELKIT_AVX512_VNNI void MultiplyTileRow(const PackedInt4Matrix& b, const Quant
   const int8_t* values = a.values.data() + row * a.k;
   const float* row_scales = a.scales.data() + row * blocks;
   const float* row_block_sums = a.block_sums.data() + row * blocks;
-  const __m512 minus_zero_point = _mm512_set1_ps(-static_cast<float>(kZeroPoint));
   __m512 lanes[16];
 #pragma GCC unroll 16
   for (__m512& lane : lanes) lane = _mm512_setzero_ps();
   __m512 zero_point_share = _mm512_setzero_ps();
-  // Adds one block's share of the zero point, in block order (ORT's separate sum).
-  const auto add_zero_point_share = [&](__m512 weight_scales, size_t block) MODELKIT_AVX512_VNNI {
-    zero_point_share = _mm512_fmadd_ps(_mm512_set1_ps(row_block_sums[block]),
-                                       _mm512_mul_ps(weight_scales, minus_zero_point), zero_point_share);
-  };
   const size_t grouped = blocks - blocks % kBlocksPerGroup;
   for (size_t group = 0; group < grouped; group += kBlocksPerGroup) {
 #pragma GCC unroll 4
@@ -155,7 +157,7 @@ MODELKIT_AVX512_VNNI void MultiplyTileRow(const PackedInt4Matrix& b, const Quant
       __m512i pairs[4];
       PairDots(LoadBlock(packed), values + block * kInt4BlockSize, pairs);
       const __m512 weight_scales = WeightScales(packed);
-      add_zero_point_share(weight_scales, block);
+      zero_point_share = AddZeroPointShare(zero_point_share, weight_scales, row_block_sums[block]);
       const __m512 scale = _mm512_mul_ps(weight_scales, _mm512_set1_ps(row_scales[block]));
 #pragma GCC unroll 4
       for (size_t pair = 0; pair < 4; ++pair) {
@@ -163,7 +165,9 @@ MODELKIT_AVX512_VNNI void MultiplyTileRow(const PackedInt4Matrix& b, const Quant
       }
     }
   }
-  for (size_t block = grouped; block < blocks; ++block) add_zero_point_share(WeightScales(b.Block(tile, block)), block);
+  for (size_t block = grouped; block < blocks; ++block) {
+    zero_point_share = AddZeroPointShare(zero_point_share, WeightScales(b.Block(tile, block)), row_block_sums[block]);
+  }
   FinishRow(b, a, row, tile, lanes, zero_point_share, c);
 }
 
@@ -204,16 +208,15 @@ MODELKIT_AVX512_VNNI void MultiplyTileRows(const PackedInt4Matrix& b, const Quan
       for (size_t pair = 0; pair < 4; ++pair) lanes[r][Lane(j, pair)] = sums[r][pair];
     }
   }
-  const __m512 minus_zero_point = _mm512_set1_ps(-static_cast<float>(kZeroPoint));
   __m512 zero_point_share[kRows];
 #pragma GCC unroll 4
   for (__m512& share : zero_point_share) share = _mm512_setzero_ps();
   for (size_t block = 0; block < blocks; ++block) {
-    const __m512 zero_point_scales = _mm512_mul_ps(WeightScales(b.Block(tile, block)), minus_zero_point);
+    const __m512 weight_scales = WeightScales(b.Block(tile, block));
 #pragma GCC unroll 4
     for (size_t r = 0; r < kRows; ++r) {
-      zero_point_share[r] = _mm512_fmadd_ps(_mm512_set1_ps(a.block_sums[(row + r) * blocks + block]), zero_point_scales,
-                                            zero_point_share[r]);
+      zero_point_share[r] =
+          AddZeroPointShare(zero_point_share[r], weight_scales, a.block_sums[(row + r) * blocks + block]);
     }
   }
   for (size_t r = 0; r < kRows; ++r) FinishRow(b, a, row + r, tile, lanes[r], zero_point_share[r], c);

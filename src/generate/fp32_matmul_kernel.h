@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 namespace modelkit::generate {
@@ -27,8 +28,11 @@ bool Fp32KernelSupported();
 // (zeros past N).
 class PackedFp32Matrix {
  public:
-  // `b` row-major [K][N], as MatMul's B. `k` and `n` must be positive.
-  PackedFp32Matrix(const float* b, size_t k, size_t n);
+  // `b` row-major [K][N], as MatMul's B. `k` and `n` must be positive. B is packed a band of rows at a time, and
+  // `rows_packed`, when given, is called with each band's bytes of `b` once packing has read them for the last time
+  // (in order, covering all of `b`), so that their memory can be given back while the rest is packed.
+  PackedFp32Matrix(const float* b, size_t k, size_t n,
+                   const std::function<void(const void* data, size_t bytes)>& rows_packed = nullptr);
 
   size_t k() const { return k_; }
   size_t n() const { return n_; }

@@ -25,8 +25,9 @@ class Fp32MatMulKernel {
     }
     const size_t k = static_cast<size_t>(shape[0]), n = static_cast<size_t>(shape[1]);
     const Ort::ConstValue weights = ConstantInput(kernel_info, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, k * n, node);
-    weights_.emplace(weights.GetTensorData<float>(), k, n);
-    // As MatMulInt4: the initializer stays mapped for the session's life, unread; its pages go now.
+    // As MatMulInt4: the initializer stays mapped for the session's life, unread once packed, so its pages go as
+    // soon as each band of rows is packed (and what is left of partial pages at the end).
+    weights_.emplace(weights.GetTensorData<float>(), k, n, ReclaimPages);
     ReclaimPages(weights.GetTensorData<float>(), k * n * sizeof(float));
   }
 

@@ -29,6 +29,10 @@ constexpr size_t kPrefetchBytes = 4096;
 constexpr size_t kBlocksPerGroup = 4;
 // Rows of a prompt that share one unpacking of a block's weights.
 constexpr size_t kRowGroup = 4;
+// Tiles packed per band. A tile's source columns are read once, in order, so each band's can be given back before
+// the next band: the source of a 151669-column lm_head (92.6 MiB with its scales) is then at most 640 KB resident
+// at a time for K = 1024, not all of it.
+constexpr size_t kPackBandTiles = 64;
 
 // ORT's summation order, which this kernel reproduces so that its results equal ORT's bit for bit. For one output
 // column ORT keeps 16 fp32 partial sums ("lanes"). For each group of 4 blocks, each lane adds one product
@@ -235,6 +239,15 @@ MODELKIT_AVX512_VNNI void QuantizeBlock(const float* values, int8_t* out, float&
   block_sum = scale * static_cast<float>(_mm512_reduce_add_epi32(_mm512_add_epi32(low_int, high_int)));
 }
 
+// Tells `columns_packed` of columns [column_begin, column_end) of MatMulNBits' qweight and then of its scales.
+void ReportColumnsPacked(const uint8_t* qweight, const float* scales, size_t blocks, size_t column_begin,
+                         size_t column_end, const std::function<void(const void* data, size_t bytes)>& columns_packed) {
+  const size_t qweight_bytes_per_column = blocks * kInt4BlockSize / 2;
+  columns_packed(qweight + column_begin * qweight_bytes_per_column,
+                 (column_end - column_begin) * qweight_bytes_per_column);
+  columns_packed(scales + column_begin * blocks, (column_end - column_begin) * blocks * sizeof(float));
+}
+
 }  // namespace
 
 bool Int4KernelSupported() {
@@ -242,11 +255,16 @@ bool Int4KernelSupported() {
          __builtin_cpu_supports("avx512vnni");
 }
 
-PackedInt4Matrix::PackedInt4Matrix(const uint8_t* qweight, const float* scales, size_t k, size_t n)
+PackedInt4Matrix::PackedInt4Matrix(const uint8_t* qweight, const float* scales, size_t k, size_t n,
+                                   const std::function<void(const void* data, size_t bytes)>& columns_packed)
     : k_(k), n_(n), data_(new uint8_t[tiles() * blocks() * kBlockBytes]) {  // no zero fill: every byte is written
   MODELKIT_CHECK(k > 0 && k % kInt4BlockSize == 0 && n > 0);
   const size_t source_block_bytes = kInt4BlockSize / 2;
   for (size_t tile = 0; tile < tiles(); ++tile) {
+    if (columns_packed && tile > 0 && tile % kPackBandTiles == 0) {
+      ReportColumnsPacked(qweight, scales, blocks(), (tile - kPackBandTiles) * kInt4TileColumns,
+                          tile * kInt4TileColumns, columns_packed);
+    }
     for (size_t block = 0; block < blocks(); ++block) {
       uint8_t* packed = data_.get() + (tile * blocks() + block) * kBlockBytes;
       std::memset(packed, kZeroPoint * 0x11, kWeightBytes);  // columns past N: weights equal to the zero point
@@ -270,6 +288,10 @@ PackedInt4Matrix::PackedInt4Matrix(const uint8_t* qweight, const float* scales, 
       }
       std::memcpy(packed + kWeightBytes, tile_scales, sizeof(tile_scales));
     }
+  }
+  if (columns_packed) {
+    const size_t last_band = (tiles() - 1) / kPackBandTiles * kPackBandTiles;
+    ReportColumnsPacked(qweight, scales, blocks(), last_band * kInt4TileColumns, n, columns_packed);
   }
 }
 

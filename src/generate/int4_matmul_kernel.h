@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,8 +32,12 @@ bool Int4KernelSupported();
 class PackedInt4Matrix {
  public:
   // `qweight` as MatMulNBits stores it: [N][K/32][16] bytes, element 2j of a block in the low nibble of byte j, the
-  // zero point 8; `scales` [N][K/32]. `k` must be a positive multiple of kInt4BlockSize and `n` positive.
-  PackedInt4Matrix(const uint8_t* qweight, const float* scales, size_t k, size_t n);
+  // zero point 8; `scales` [N][K/32]. `k` must be a positive multiple of kInt4BlockSize and `n` positive. The
+  // columns are packed a band at a time, and `columns_packed`, when given, is called with each band's bytes of
+  // `qweight` and then of `scales` once packing has read them for the last time (in order, covering both arrays), so
+  // that their memory can be given back while the rest is packed.
+  PackedInt4Matrix(const uint8_t* qweight, const float* scales, size_t k, size_t n,
+                   const std::function<void(const void* data, size_t bytes)>& columns_packed = nullptr);
 
   size_t k() const { return k_; }
   size_t n() const { return n_; }

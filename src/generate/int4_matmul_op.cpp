@@ -27,11 +27,12 @@ class Int4MatMulKernel {
                                        static_cast<size_t>(n) * blocks * kInt4BlockSize / 2, node);
     const auto scales =
         ConstantInput(kernel_info, 2, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, static_cast<size_t>(n) * blocks, node);
-    weights_.emplace(qweight.GetTensorData<uint8_t>(), scales.GetTensorData<float>(), static_cast<size_t>(k),
-                     static_cast<size_t>(n));
     // ORT keeps the initializers, mapped from the bundle's data file, for the session's life; the kernel never reads
-    // them again. Dropping their pages now, not after every kernel is made, keeps the load's peak memory at one copy
-    // of the weights plus the node being packed.
+    // them again once packed. Dropping their pages as soon as each band of columns is packed (and what is left of
+    // partial pages at the end), not after every kernel is made, keeps the load's peak memory at one copy of the
+    // weights plus one band.
+    weights_.emplace(qweight.GetTensorData<uint8_t>(), scales.GetTensorData<float>(), static_cast<size_t>(k),
+                     static_cast<size_t>(n), ReclaimPages);
     ReclaimPages(qweight.GetTensorData<uint8_t>(), qweight.GetTensorTypeAndShapeInfo().GetElementCount());
     ReclaimPages(scales.GetTensorData<float>(), scales.GetTensorTypeAndShapeInfo().GetElementCount() * sizeof(float));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -128,6 +129,43 @@ TEST_F(Int4MatMulKernelTest, WritesOnlyTheRowsAndTilesAsked) {
       }
     }
   }
+}
+
+// Packing tells its caller of every source byte once, in order, when it will not read it again: the test spoils each
+// range as soon as it is told of it, so a packer that read a range again (or was told too early) would compute from
+// spoilt weights.
+TEST_F(Int4MatMulKernelTest, PackingTellsOfEachSourceBandOnceItIsReadForTheLastTime) {
+  Problem p = MakeProblem(2, 64, 2100, 11);  // 132 tiles: three bands of columns, the last one partial
+  const std::vector<double> expected = Reference(p);
+  struct Range {
+    const uint8_t* begin;
+    size_t bytes;
+  };
+  std::vector<Range> told;
+  const PackedInt4Matrix packed(p.qweight.data(), p.scales.data(), p.k, p.n, [&](const void* data, size_t bytes) {
+    told.push_back({static_cast<const uint8_t*>(data), bytes});
+    std::memset(const_cast<void*>(data), 0x5A, bytes);
+  });
+  // qweight's and scales' ranges alternate, each array's in order, with no gap and no overlap.
+  const auto* qweight = p.qweight.data();
+  const auto* scales = reinterpret_cast<const uint8_t*>(p.scales.data());
+  ASSERT_EQ(told.size() % 2, 0u);
+  ASSERT_GE(told.size(), 6u);
+  for (size_t i = 0; i < told.size(); i += 2) {
+    EXPECT_EQ(told[i].begin, qweight) << "range " << i;
+    EXPECT_EQ(told[i + 1].begin, scales) << "range " << i + 1;
+    qweight += told[i].bytes;
+    scales += told[i + 1].bytes;
+  }
+  EXPECT_EQ(qweight, p.qweight.data() + p.qweight.size());
+  EXPECT_EQ(scales, reinterpret_cast<const uint8_t*>(p.scales.data() + p.scales.size()));
+
+  QuantizedRows rows;
+  QuantizeRows(p.a.data(), p.m, p.k, rows);
+  std::vector<float> c(p.m * p.n, std::nanf(""));
+  MultiplyInt4Tiles(packed, rows, 0, p.m, 0, packed.tiles(), c.data());
+  for (size_t i = 0; i < c.size(); ++i)
+    ASSERT_NEAR(c[i], expected[i], 1e-4) << "row " << i / p.n << " column " << i % p.n;
 }
 
 }  // namespace

@@ -87,12 +87,20 @@ def spread(values):
     return f"{statistics.median(values):8.1f} [{min(values):.1f}-{max(values):.1f}]"
 
 
-def bytes_per_token(bundle, config):
-    """Bytes one decode step reads: every weight byte except the embedding table, of which one row is gathered."""
+def weight_bytes_per_token(bundle, config):
+    """Weight bytes a decode step reads: every weight byte except the embedding table, of which one row is gathered."""
     weights = sum(p.stat().st_size for p in Path(bundle).iterdir() if p.name.endswith((".onnx", ".onnx.data")))
     model = config["model"]
     hidden = model["decoder"]["hidden_size"]
     return weights - model["vocab_size"] * hidden * 4 + hidden * 4
+
+
+def kv_bytes_per_token(config, positions):
+    """KV cache bytes one decode step reads at `positions` past positions: every layer's keys and values of every
+    position (fp32: the bench's bundles all keep an fp32 cache)."""
+    decoder = config["model"]["decoder"]
+    return (decoder["num_hidden_layers"] * 2 * decoder["num_key_value_heads"] * decoder["head_size"] * 4
+            * positions)
 
 
 def main():
@@ -162,10 +170,14 @@ def main():
         ge_rss = [m["rss_mb"] for p in prompts for m in results[(best, p)]]
         print(f"peak RSS (MiB)           {spread(mk_rss):>24} {spread(ge_rss) + ' ' + best[-2:]:>30} "
               f"{statistics.median(mk_rss) / statistics.median(ge_rss):7.2f}x")
-        per_token = bytes_per_token(bundle, config)
+        # Decode is timed over the steps after a decode_prompt-token prompt: on average half the new tokens later.
+        mean_positions = decode_prompt + args.new_tokens / 2
+        weights, kv = weight_bytes_per_token(bundle, config), kv_bytes_per_token(config, mean_positions)
+        per_token = weights + kv
         ceiling = statistics.median(bandwidths) * 1e9 / per_token
         print(f"read bandwidth before each round of runs {spread(bandwidths)} GB/s (median for the ceiling)")
-        print(f"bytes read per token {per_token / 2**20:.1f} MiB -> ceiling {ceiling:.1f} tokens/s; decode reaches "
+        print(f"bytes read per token {per_token / 2**20:.1f} MiB ({weights / 2**20:.1f} of weights, {kv / 2**20:.1f} of "
+              f"KV cache at {mean_positions:.0f} positions) -> ceiling {ceiling:.1f} tokens/s; decode reaches "
               f"modelkit {100 * statistics.median(mk) / ceiling:.0f}%, genai {100 * statistics.median(ge) / ceiling:.0f}%")
 
 

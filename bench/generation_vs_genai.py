@@ -88,11 +88,19 @@ def spread(values):
 
 
 def weight_bytes_per_token(bundle, config):
-    """Weight bytes a decode step reads: every weight byte except the embedding table, of which one row is gathered."""
-    weights = sum(p.stat().st_size for p in Path(bundle).iterdir() if p.name.endswith((".onnx", ".onnx.data")))
-    model = config["model"]
-    hidden = model["decoder"]["hidden_size"]
-    return weights - model["vocab_size"] * hidden * 4 + hidden * 4
+    """Weight bytes a decode step reads: the files of every model a token step runs (a flat bundle's one; a
+    pipeline's stages but its prompt-only ctx stage, whose weights the iter stage holds again), except the embedding
+    table, of which one row is gathered."""
+    decoder = config["model"]["decoder"]
+    if "pipeline" in decoder:
+        models = [stage["filename"] for entry in decoder["pipeline"] for stage in entry.values()
+                  if stage.get("run_on_token_gen", True)]
+    else:
+        models = [decoder["filename"]]
+    paths = [Path(bundle) / name for name in models] + [Path(bundle) / (name + ".data") for name in models]
+    weights = sum(path.stat().st_size for path in paths if path.exists())
+    hidden = decoder["hidden_size"]
+    return weights - config["model"]["vocab_size"] * hidden * 4 + hidden * 4
 
 
 def kv_bytes_per_token(config, positions):

@@ -1,7 +1,7 @@
 // The ONNX Runtime custom op that runs fp32_matmul_kernel: `MatMulFp32` in domain `com.modelkit` (modelkit_ops.h),
 // on the CPU EP.
 //
-// Inputs are those of the `MatMul` node it replaces (matmul_rewrites.h): A (float, [..., K]) and B (float [K, N], a
+// Inputs are those of the `MatMul` node it replaces (kernel_rewrites.h): A (float, [..., K]) and B (float [K, N], a
 // constant initializer). Output Y (float, [..., N]). The weights are repacked once when the session creates the
 // kernel; each run splits the output columns (and, for many rows, the rows) over the session's intra-op threads.
 #pragma once

@@ -1,7 +1,7 @@
 // The ONNX Runtime custom op that runs int4_matmul_kernel: `MatMulInt4` in domain `com.modelkit` (modelkit_ops.h),
 // on the CPU EP.
 //
-// Inputs and attributes are those of the `MatMulNBits` node it replaces (matmul_rewrites.h): A (float, [..., K]),
+// Inputs and attributes are those of the `MatMulNBits` node it replaces (kernel_rewrites.h): A (float, [..., K]),
 // B (uint8 [N, K/32, 16], a constant initializer), scales (float [N * K/32] or [N, K/32], a constant initializer);
 // attributes K and N. Output Y (float, [..., N]). The weights are repacked once when the session creates the
 // kernel; each run quantises A's rows and splits the output columns (and, for many rows, the rows) over the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "decode_attention_kernel.h"
 #include "fp32_matmul_kernel.h"
 #include "int4_matmul_kernel.h"
 #include "modelkit/base/error.h"
@@ -134,11 +135,13 @@ void Model::LoadSessions(const device::EpCatalog& catalog, const LoadOptions& op
       const bool cpu_ep = factory.RequestedEp(session_options, where) == report::kCpuEpName;
       request.int4_matmul = options.int4_cpu_kernel.value_or(!bundle_opts_out) && Int4KernelSupported() && cpu_ep;
       request.fp32_matmul = options.fp32_cpu_kernel && Fp32KernelSupported() && cpu_ep;
+      request.decode_attention = options.attention_cpu_kernel && DecodeAttentionSupported() && cpu_ep;
       const std::optional<RewrittenStage> rewritten = RewriteStageModel(model, request);
       if (rewritten) {
         stage.last_position_logits = rewritten->last_position_logits;
         stage.int4_matmul_nodes = rewritten->int4_matmul_nodes;
         stage.fp32_matmul_nodes = rewritten->fp32_matmul_nodes;
+        stage.attention_nodes = rewritten->attention_nodes;
       }
       stage.session = rewritten ? factory.CreateFromBytes(rewritten->model, model, session_options, where)
                                 : factory.Create(model, session_options, where);

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "decode_attention_op.h"
 #include "fp32_matmul_op.h"
 #include "int4_matmul_op.h"
 
@@ -13,6 +14,7 @@ void AddModelkitOps(Ort::SessionOptions& options) {
     auto* made = new Ort::CustomOpDomain(kModelkitOpsDomain);
     made->Add(Int4MatMulOp());
     made->Add(Fp32MatMulOp());
+    made->Add(DecodeAttentionOp());
     return made;
   }();
   options.Add(*domain);

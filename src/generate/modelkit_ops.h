@@ -1,6 +1,6 @@
 // modelkit's own ONNX Runtime custom ops, in the domain `com.modelkit` on the CPU EP: `MatMulInt4`
-// (int4_matmul_op.h) and `MatMulFp32` (fp32_matmul_op.h). Graphs use them only where a load-time rewrite
-// (matmul_rewrites.h) put them; and the helpers the ops share.
+// (int4_matmul_op.h), `MatMulFp32` (fp32_matmul_op.h) and `GroupQueryAttention` (decode_attention_op.h). Graphs use
+// them only where a load-time rewrite (kernel_rewrites.h) put them; and the helpers the ops share.
 #pragma once
 
 #include <onnxruntime_cxx_api.h>
@@ -14,7 +14,7 @@ namespace modelkit::generate {
 
 inline constexpr const char* kModelkitOpsDomain = "com.modelkit";
 
-// Registers the domain with both ops with `options`. A session whose graph uses one of them must be made with it.
+// Registers the domain with its ops with `options`. A session whose graph uses one of them must be made with it.
 void AddModelkitOps(Ort::SessionOptions& options);
 
 // An ORT status carrying `message` (ORT_FAIL).

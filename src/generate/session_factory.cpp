@@ -67,7 +67,7 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
   ort::SharedEnv();
   Ort::SessionOptions options;
   ort::RecordPlacement(options);
-  AddModelkitOps(options);  // for graphs rewritten to use them (matmul_rewrites.h); unused by any other
+  AddModelkitOps(options);  // for graphs rewritten to use them (kernel_rewrites.h); unused by any other
   try {
     const Threading threading = ThreadingOf(config);
     options.SetIntraOpNumThreads(threading.intra_op_threads);

@@ -1,7 +1,7 @@
 #include "stage_rewrites.h"
 
+#include "kernel_rewrites.h"
 #include "last_position_logits.h"
-#include "matmul_rewrites.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/files.h"
 
@@ -14,7 +14,9 @@ constexpr size_t kMaxModelBytes = size_t{64} << 20;
 }  // namespace
 
 std::optional<RewrittenStage> RewriteStageModel(const std::filesystem::path& path, const StageRewriteRequest& request) {
-  if (!request.last_position_logits && !request.int4_matmul && !request.fp32_matmul) return std::nullopt;
+  if (!request.last_position_logits && !request.int4_matmul && !request.fp32_matmul && !request.decode_attention) {
+    return std::nullopt;
+  }
   try {
     RewrittenStage stage;
     stage.model = ReadTextFile(path, "model", kMaxModelBytes);
@@ -36,6 +38,13 @@ std::optional<RewrittenStage> RewriteStageModel(const std::filesystem::path& pat
       if (auto fp32 = UseFp32MatMulKernel(stage.model)) {
         stage.model = std::move(fp32->model);
         stage.fp32_matmul_nodes = fp32->replaced;
+        changed = true;
+      }
+    }
+    if (request.decode_attention) {
+      if (auto attention = UseDecodeAttentionKernel(stage.model)) {
+        stage.model = std::move(attention->model);
+        stage.attention_nodes = attention->replaced;
         changed = true;
       }
     }

@@ -48,6 +48,7 @@ GenaiBenchmarkInfo InfoOf(const session::GenaiSession& session, const GenaiPerfO
     if (stage.last_position_logits) info.last_position_logits_stages.push_back(stage.config.name);
     if (stage.int4_matmul_nodes > 0) info.int4_cpu_kernel_stages.push_back(stage.config.name);
     if (stage.fp32_matmul_nodes > 0) info.fp32_cpu_kernel_stages.push_back(stage.config.name);
+    if (stage.attention_nodes > 0) info.attention_cpu_kernel_stages.push_back(stage.config.name);
   }
   info.fail_on_fallback = asked.fail_on_fallback;
   info.warnings = session.warnings();

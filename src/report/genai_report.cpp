@@ -76,6 +76,7 @@ ordered_json InfoJson(const GenaiBenchmarkInfo& info, const GenaiRequestSample* 
   block["last_position_logits_stages"] = info.last_position_logits_stages;
   block["int4_cpu_kernel_stages"] = info.int4_cpu_kernel_stages;
   block["fp32_cpu_kernel_stages"] = info.fp32_cpu_kernel_stages;
+  block["attention_cpu_kernel_stages"] = info.attention_cpu_kernel_stages;
   block["monitor"] = info.monitor;
   block["iterations"] = info.options.iterations;
   block["warmup"] = info.options.warmup;

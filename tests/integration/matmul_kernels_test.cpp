@@ -14,7 +14,7 @@
 #include "builder/onnx_writer.h"
 #include "generate/fp32_matmul_kernel.h"
 #include "generate/int4_matmul_kernel.h"
-#include "generate/matmul_rewrites.h"
+#include "generate/kernel_rewrites.h"
 #include "generate/modelkit_ops.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/protobuf_fields.h"
@@ -179,8 +179,8 @@ size_t Argmax(std::span<const float> values) {
   return static_cast<size_t>(std::max_element(values.begin(), values.end()) - values.begin());
 }
 
-// The same prompt and greedy steps through a bundle with ORT's kernels and with modelkit's: the logits are the same
-// bits at every step, prompt included.
+// The same prompt and greedy steps through a bundle with ORT's kernels and with modelkit's (matrix multiplies and
+// decode attention): the logits are the same bits at every step, prompt included.
 void ExpectSameGeneration(builder::Layout layout, builder::Precision precision = builder::Precision::kInt4) {
   TempDir tmp;
   auto options = TinyGenerateOptions(tmp.path() / "bundle", layout, precision);
@@ -190,12 +190,17 @@ void ExpectSameGeneration(builder::Layout layout, builder::Precision precision =
   load.load_tokenizer = false;
   load.int4_cpu_kernel = false;
   load.fp32_cpu_kernel = false;
+  load.attention_cpu_kernel = false;
   const auto ort_kernel = generate::Model::Load(options.output_dir, load);
   load.int4_cpu_kernel = true;
   load.fp32_cpu_kernel = true;
+  load.attention_cpu_kernel = true;
   const auto own_kernel = generate::Model::Load(options.output_dir, load);
   EXPECT_EQ(Int4Nodes(*ort_kernel) + Fp32Nodes(*ort_kernel), 0u);
   EXPECT_GT(precision == builder::Precision::kInt4 ? Int4Nodes(*own_kernel) : Fp32Nodes(*own_kernel), 0u);
+  size_t attention_nodes = 0;
+  for (const generate::LoadedStage& stage : own_kernel->stages()) attention_nodes += stage.attention_nodes;
+  EXPECT_GT(attention_nodes, 0u);  // the decode steps below run modelkit's attention too
 
   const auto ort_runner = generate::MakeDecoderRunner(*ort_kernel, 64);
   const auto own_runner = generate::MakeDecoderRunner(*own_kernel, 64);

@@ -38,6 +38,10 @@ struct LoadOptions {
   // On a CPU with AVX-512, a stage run by the CPU EP computes its fp32 MatMul nodes with a constant [K, N] B with
   // modelkit's own kernel, which computes ORT's values bit for bit (docs/performance.md). false: ORT's kernel.
   bool fp32_cpu_kernel = true;
+  // On a CPU with AVX-512, a stage run by the CPU EP computes the decode steps of its fp32 GroupQueryAttention nodes
+  // (one new token, K/V buffers shared between past and present) with modelkit's own kernel, which computes ORT's
+  // values bit for bit; other runs of those nodes (prompts) stay ORT's (docs/performance.md). false: ORT's kernel.
+  bool attention_cpu_kernel = true;
 };
 
 // One session and what it declares.
@@ -56,6 +60,7 @@ struct LoadedStage {
   bool last_position_logits = false;  // the session runs the graph rewritten to make the last position's logits only
   size_t int4_matmul_nodes = 0;       // MatMulNBits nodes the session runs with modelkit's int4 kernel
   size_t fp32_matmul_nodes = 0;       // MatMul nodes the session runs with modelkit's fp32 kernel
+  size_t attention_nodes = 0;         // GroupQueryAttention nodes whose decode steps run on modelkit's kernel
 };
 
 class Model {

@@ -101,6 +101,8 @@ struct GenaiBenchmarkInfo {
   std::vector<std::string> int4_cpu_kernel_stages;
   // Stages whose fp32 MatMul nodes ran on modelkit's own CPU kernel.
   std::vector<std::string> fp32_cpu_kernel_stages;
+  // Stages whose GroupQueryAttention decode steps ran on modelkit's own CPU kernel.
+  std::vector<std::string> attention_cpu_kernel_stages;
   bool monitor = false;
   bool template_applied = false;
   std::optional<int64_t> context_length;    // nullopt when the bundle does not say

@@ -44,6 +44,7 @@ GenaiBenchmarkInfo Info() {
   info.last_position_logits_stages = {"lm_head"};
   info.int4_cpu_kernel_stages = {"ctx", "iter"};
   info.fp32_cpu_kernel_stages = {"lm_head"};
+  info.attention_cpu_kernel_stages = {"decoder"};
   info.options.prompt = "Explain the theory of relativity in simple terms.";
   info.options.iterations = 10;
   info.options.warmup = 2;
@@ -154,7 +155,7 @@ TEST(GenaiReportJson, BenchmarkInfo) {
   // clang-format off
   const std::vector<std::string> keys = {
       "runtime", "model_id", "running_model_path", "bundle_dir", "ep", "device", "effective_device", "compile",
-      "compile_timeout", "compiled_stages", "last_position_logits_stages", "int4_cpu_kernel_stages", "fp32_cpu_kernel_stages", "monitor",
+      "compile_timeout", "compiled_stages", "last_position_logits_stages", "int4_cpu_kernel_stages", "fp32_cpu_kernel_stages", "attention_cpu_kernel_stages", "monitor",
       "iterations", "warmup", "max_new_tokens", "apply_template", "prompt", "prompt_ids", "prompt_tokens",
       "generated_tokens", "context_length", "window_size", "prompt_windows", "timestamp"};
   // clang-format on
@@ -173,6 +174,7 @@ TEST(GenaiReportJson, BenchmarkInfo) {
   EXPECT_EQ(info["last_position_logits_stages"], (ordered_json{"lm_head"}));
   EXPECT_EQ(info["int4_cpu_kernel_stages"], (ordered_json{"ctx", "iter"}));
   EXPECT_EQ(info["fp32_cpu_kernel_stages"], (ordered_json{"lm_head"}));
+  EXPECT_EQ(info["attention_cpu_kernel_stages"], (ordered_json{"decoder"}));
   EXPECT_EQ(info["monitor"], false);
   EXPECT_EQ(info["iterations"], 10);
   EXPECT_EQ(info["warmup"], 2);

@@ -1,11 +1,13 @@
-#include "matmul_rewrites.h"
+#include "kernel_rewrites.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <vector>
 
+#include "decode_attention_op.h"
 #include "fp32_matmul_op.h"
 #include "int4_matmul_kernel.h"
 #include "int4_matmul_op.h"
@@ -98,6 +100,25 @@ bool QualifiesForFp32(const ProtobufMessage& node, const Constants& constants) {
   return inputs.size() == 2 && BytesFields(node, kNodeOutput).size() == 1 && constants.Is(inputs[1], kTensorFloat, 2);
 }
 
+bool QualifiesForDecodeAttention(const ProtobufMessage& node, const Constants& constants) {
+  if (FirstBytes(node, kNodeOpType) != "GroupQueryAttention" || FirstBytes(node, kNodeDomain) != "com.microsoft") {
+    return false;
+  }
+  // query, key, value, past_key, past_value, seqlens_k, total_sequence_length, cos_cache, sin_cache
+  const std::vector<std::string_view> inputs = BytesFields(node, kNodeInput);
+  const std::vector<std::string_view> outputs = BytesFields(node, kNodeOutput);
+  if (inputs.size() != 9 || outputs.size() != 3) return false;
+  if (std::any_of(inputs.begin(), inputs.end(), [](std::string_view name) { return name.empty(); })) return false;
+  if (!constants.Is(inputs[7], kTensorFloat, 2) || !constants.Is(inputs[8], kTensorFloat, 2)) return false;
+  static const std::set<std::string, std::less<>> kTaken = {"num_heads", "kv_num_heads", "do_rotary",
+                                                            "rotary_interleaved", "scale"};
+  for (std::string_view attribute : BytesFields(node, kNodeAttribute)) {
+    if (!kTaken.contains(FirstBytes(ParseProtobuf(attribute, kWhat), kAttributeName))) return false;
+  }
+  const auto attributes = IntAttributes(node);
+  return ValueOr(attributes, "do_rotary", 0) == 1 && ValueOr(attributes, "rotary_interleaved", 0) == 0;
+}
+
 // Whether `model` already imports an opset of `domain` (a second import of one domain is an invalid model).
 bool ImportsDomain(const ProtobufMessage& model, std::string_view domain) {
   for (std::string_view opset : BytesFields(model, kModelOpsetImport)) {
@@ -108,7 +129,7 @@ bool ImportsDomain(const ProtobufMessage& model, std::string_view domain) {
 
 // `model` with every node `qualifies` accepts turned into `op_type` of modelkit's domain, inputs, output and
 // attributes kept; nullopt when none qualifies.
-std::optional<MatMulRewrite> ReplaceNodes(
+std::optional<KernelRewrite> ReplaceNodes(
     std::string_view model, const std::function<bool(const ProtobufMessage&, const Constants&)>& qualifies,
     const char* op_type) {
   ProtobufMessage model_fields = ParseProtobuf(model, kWhat);
@@ -117,7 +138,7 @@ std::optional<MatMulRewrite> ReplaceNodes(
   ProtobufMessage graph = ParseProtobuf(graph_field->bytes, kWhat);
   const Constants constants(graph);
 
-  MatMulRewrite result;
+  KernelRewrite result;
   for (ProtobufField& field : graph) {
     if (field.number != kGraphNode || field.type != WireType::kLengthDelimited) continue;
     ProtobufMessage node = ParseProtobuf(field.bytes, kWhat);
@@ -147,12 +168,16 @@ std::optional<MatMulRewrite> ReplaceNodes(
 
 }  // namespace
 
-std::optional<MatMulRewrite> UseInt4MatMulKernel(std::string_view model) {
+std::optional<KernelRewrite> UseInt4MatMulKernel(std::string_view model) {
   return ReplaceNodes(model, QualifiesForInt4, kInt4MatMulOpType);
 }
 
-std::optional<MatMulRewrite> UseFp32MatMulKernel(std::string_view model) {
+std::optional<KernelRewrite> UseFp32MatMulKernel(std::string_view model) {
   return ReplaceNodes(model, QualifiesForFp32, kFp32MatMulOpType);
+}
+
+std::optional<KernelRewrite> UseDecodeAttentionKernel(std::string_view model) {
+  return ReplaceNodes(model, QualifiesForDecodeAttention, kDecodeAttentionOpType);
 }
 
 }  // namespace modelkit::generate

@@ -17,7 +17,7 @@
 
 // The kernel functions carry their own target so that the rest of the binary runs on any x86-64; callers check
 // DecodeAttentionSupported() first.
-#define MODELKIT_AVX512 __attribute__((target("avx2,fma,avx512f")))
+#define MODELKIT_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl")))
 
 namespace modelkit::generate {
 namespace {
@@ -71,16 +71,21 @@ MODELKIT_AVX512 void Scores(const float* const* q, const float* keys, size_t pos
   for (size_t first = 0; first < positions; first += kPositionsTogether) {
     const size_t count = std::min(kPositionsTogether, positions - first);
     __m256 sums[kHeads][kPositionsTogether];
+#pragma GCC unroll 2
     for (size_t h = 0; h < kHeads; ++h) {
+#pragma GCC unroll 8
       for (size_t i = 0; i < kPositionsTogether; ++i) sums[h][i] = _mm256_setzero_ps();
     }
     const float* rows = keys + first * head_size;
     if (count == kPositionsTogether) {
       for (size_t d = 0; d < head_size; d += 8) {
         __m256 query[kHeads];
+#pragma GCC unroll 2
         for (size_t h = 0; h < kHeads; ++h) query[h] = _mm256_loadu_ps(q[h] + d);
+#pragma GCC unroll 8
         for (size_t i = 0; i < kPositionsTogether; ++i) {
           const __m256 key = _mm256_loadu_ps(rows + i * head_size + d);
+#pragma GCC unroll 2
           for (size_t h = 0; h < kHeads; ++h) sums[h][i] = _mm256_add_ps(sums[h][i], _mm256_mul_ps(query[h], key));
         }
       }
@@ -156,30 +161,63 @@ MODELKIT_AVX512 float ExponentiateScores(float* scores, size_t n) {
   return low + high;
 }
 
-// out[h][0..H) = (sum over j < n of weights[h][j] * values[j]) * (1 / weight_sums[h]) for kHeads heads, as ORT's
-// decode attention computes it: the sum from zero, one position after another (each product rounded, then added),
-// scaled once at the end. The sums of all the head's 16-value slices (up to 8) advance side by side.
-template <size_t kHeads>
+// out[h][0..H) = (sum over j < n of weights[h][j] * values[j]) * (1 / weight_sums[h]) for kHeads heads and H =
+// 16 kSlices, as ORT's decode attention computes it: the sum from zero, one position after another (each product
+// rounded, then added), scaled once at the end. The sums of all the head's slices of 16 values advance side by side,
+// in registers.
+template <size_t kHeads, size_t kSlices>
 MODELKIT_AVX512 void WeightedValues(const float* const* weights, const float* weight_sums, const float* values,
-                                    size_t n, size_t head_size, float* const* out) {
-  constexpr size_t kSlices = kDecodeAttentionMaxHeadSize / kLanes;
-  const size_t slices = head_size / kLanes;
+                                    size_t n, float* const* out) {
   __m512 sums[kHeads][kSlices];
+#pragma GCC unroll 2
   for (size_t h = 0; h < kHeads; ++h) {
+#pragma GCC unroll 8
     for (size_t v = 0; v < kSlices; ++v) sums[h][v] = _mm512_setzero_ps();
   }
   for (size_t j = 0; j < n; ++j) {
-    const float* row = values + j * head_size;
-    for (size_t v = 0; v < slices; ++v) {
+    const float* row = values + j * kSlices * kLanes;
+    __m512 weight[kHeads];
+#pragma GCC unroll 2
+    for (size_t h = 0; h < kHeads; ++h) weight[h] = _mm512_set1_ps(weights[h][j]);
+#pragma GCC unroll 8
+    for (size_t v = 0; v < kSlices; ++v) {
       const __m512 value = _mm512_loadu_ps(row + v * kLanes);
-      for (size_t h = 0; h < kHeads; ++h) {
-        sums[h][v] = _mm512_add_ps(sums[h][v], _mm512_mul_ps(_mm512_set1_ps(weights[h][j]), value));
-      }
+#pragma GCC unroll 2
+      for (size_t h = 0; h < kHeads; ++h) sums[h][v] = _mm512_add_ps(sums[h][v], _mm512_mul_ps(weight[h], value));
     }
   }
+#pragma GCC unroll 2
   for (size_t h = 0; h < kHeads; ++h) {
     const __m512 reciprocal = _mm512_set1_ps(weight_sums[h] > 0.0f ? 1.0f / weight_sums[h] : 0.0f);
-    for (size_t v = 0; v < slices; ++v) _mm512_storeu_ps(out[h] + v * kLanes, _mm512_mul_ps(sums[h][v], reciprocal));
+#pragma GCC unroll 8
+    for (size_t v = 0; v < kSlices; ++v) {
+      _mm512_storeu_ps(out[h] + v * kLanes, _mm512_mul_ps(sums[h][v], reciprocal));
+    }
+  }
+}
+
+// WeightedValues for a head of any size the kernel takes (a multiple of 16, at most kDecodeAttentionMaxHeadSize).
+template <size_t kHeads>
+MODELKIT_AVX512 void WeightedValuesOfHeadSize(const float* const* weights, const float* weight_sums,
+                                              const float* values, size_t n, size_t head_size, float* const* out) {
+  static_assert(kDecodeAttentionMaxHeadSize == 8 * kLanes);
+  switch (head_size / kLanes) {
+    case 1:
+      return WeightedValues<kHeads, 1>(weights, weight_sums, values, n, out);
+    case 2:
+      return WeightedValues<kHeads, 2>(weights, weight_sums, values, n, out);
+    case 3:
+      return WeightedValues<kHeads, 3>(weights, weight_sums, values, n, out);
+    case 4:
+      return WeightedValues<kHeads, 4>(weights, weight_sums, values, n, out);
+    case 5:
+      return WeightedValues<kHeads, 5>(weights, weight_sums, values, n, out);
+    case 6:
+      return WeightedValues<kHeads, 6>(weights, weight_sums, values, n, out);
+    case 7:
+      return WeightedValues<kHeads, 7>(weights, weight_sums, values, n, out);
+    default:
+      return WeightedValues<kHeads, 8>(weights, weight_sums, values, n, out);
   }
 }
 
@@ -198,7 +236,7 @@ MODELKIT_AVX512 void AttendHeads(const float* queries, float* scores, size_t sco
   }
   Scores<kHeads>(q, keys, positions, head_size, scale, weights);
   for (size_t h = 0; h < kHeads; ++h) weight_sums[h] = ExponentiateScores(weights[h], positions);
-  WeightedValues<kHeads>(weights, weight_sums, values, positions, head_size, out);
+  WeightedValuesOfHeadSize<kHeads>(weights, weight_sums, values, positions, head_size, out);
 }
 
 // Scratch of the calling thread: the rotated queries and the scores of the heads of one KV head. It only grows.
@@ -209,7 +247,7 @@ std::vector<float>& ThreadScratch() {
 
 }  // namespace
 
-bool DecodeAttentionSupported() { return __builtin_cpu_supports("avx512f"); }
+bool DecodeAttentionSupported() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"); }
 
 bool DecodeAttentionShapeSupported(const DecodeAttentionShape& shape) {
   return shape.num_heads > 0 && shape.kv_num_heads > 0 && shape.num_heads % shape.kv_num_heads == 0 &&

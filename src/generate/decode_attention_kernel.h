@@ -26,7 +26,7 @@ namespace modelkit::generate {
 // The widest head the kernel takes: the widest its bit-for-bit tests against ORT cover.
 inline constexpr size_t kDecodeAttentionMaxHeadSize = 128;
 
-// Whether this CPU runs the kernel (AVX-512 F).
+// Whether this CPU runs the kernel (AVX-512 F and VL).
 bool DecodeAttentionSupported();
 
 struct DecodeAttentionShape {

@@ -151,6 +151,7 @@ void Model::LoadSessions(const device::EpCatalog& catalog, const LoadOptions& op
     const SessionFactory::Threading threading = factory.ThreadingOf(session_options);
     stage.intra_op_threads = threading.intra_op_threads;
     stage.intra_op_spinning = threading.spinning;
+    stage.intra_op_shared_pool = threading.shared_pool;
     for (size_t i = 0; i < stage.session->GetInputCount(); ++i) {
       const std::string name = stage.session->GetInputNameAllocated(i, allocator).get();
       stage.session_inputs.push_back(name);

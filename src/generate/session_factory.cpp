@@ -53,13 +53,16 @@ std::string SessionFactory::RequestedEp(const SessionOptionsConfig& config, cons
   return report::kCpuEpName;
 }
 
-int DefaultIntraOpThreads() { return std::min(PhysicalCoresAvailable(), kMaxDefaultIntraOpThreads); }
-
 SessionFactory::Threading SessionFactory::ThreadingOf(const SessionOptionsConfig& config) const {
   Threading threading;
-  threading.intra_op_threads = config.intra_op_num_threads.value_or(DefaultIntraOpThreads());
+  threading.intra_op_threads = config.intra_op_num_threads.value_or(ort::DefaultIntraOpThreads());
   const auto spinning = config.config_entries.find(kOrtSessionOptionsConfigAllowIntraOpSpinning);
-  threading.spinning = spinning != config.config_entries.end() ? spinning->second != "0" : sessions_in_turn_ <= 1;
+  if (spinning != config.config_entries.end()) {
+    threading.spinning = spinning->second != "0";
+  } else {
+    threading.shared_pool = sessions_in_turn_ > 1 && !config.intra_op_num_threads && !config.inter_op_num_threads;
+    threading.spinning = sessions_in_turn_ <= 1 || threading.shared_pool;
+  }
   return threading;
 }
 
@@ -70,7 +73,11 @@ Ort::SessionOptions SessionFactory::MakeOptions(const SessionOptionsConfig& conf
   AddModelkitOps(options);  // for graphs rewritten to use them (kernel_rewrites.h); unused by any other
   try {
     const Threading threading = ThreadingOf(config);
-    options.SetIntraOpNumThreads(threading.intra_op_threads);
+    if (threading.shared_pool) {
+      options.DisablePerSessionThreads();
+    } else {
+      options.SetIntraOpNumThreads(threading.intra_op_threads);
+    }
     if (config.inter_op_num_threads) options.SetInterOpNumThreads(*config.inter_op_num_threads);
     if (config.enable_cpu_mem_arena.has_value()) {
       if (*config.enable_cpu_mem_arena) {

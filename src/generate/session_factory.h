@@ -14,23 +14,14 @@
 
 namespace modelkit::generate {
 
-// The most intra-op threads a session gets when its config names none: past this, a batch-1 decode step's kernels
-// are too small to split further and thread synchronisation outweighs the gain.
-inline constexpr int kMaxDefaultIntraOpThreads = 16;
-
-// Intra-op threads for a session whose config sets no `intra_op_num_threads`: one per physical core this process may
-// run on (SMT siblings share a core's memory bandwidth and matmul units, so they add little to memory-bound decoding),
-// at most kMaxDefaultIntraOpThreads. ORT's own default (0) comes from its own CPU probe, which on some virtual
-// machines finds a single core and runs every kernel on one thread (docs/performance.md).
-int DefaultIntraOpThreads();
-
 class SessionFactory {
  public:
   // `catalog` must outlive the factory; plugin rows in it must already be registered with the shared ORT env.
   // `sessions_in_turn` is how many sessions run one after another for each token (pipeline stages): with more than
-  // one, a session whose config does not say otherwise does not spin its intra-op threads while idle, since each
-  // session has its own thread pool and an idle pool's spinning threads take the cores the running one needs
-  // (docs/performance.md). A single session keeps ORT's spinning, which makes its decode steps faster.
+  // one, a session whose config sets neither its threads nor their spinning runs on the process's shared pool
+  // (ort::SharedEnv), whose idle threads spin between one stage and the next. Pools of their own would each have to
+  // sleep when idle, or their spinning threads would take the cores the running one needs (docs/performance.md). A
+  // single session keeps a pool of its own, spinning, which makes its decode steps faster.
   SessionFactory(const device::EpCatalog& catalog, size_t sessions_in_turn)
       : catalog_(catalog), sessions_in_turn_(sessions_in_turn) {}
 
@@ -41,10 +32,12 @@ class SessionFactory {
   Ort::SessionOptions MakeOptions(const SessionOptionsConfig& config, const std::string& where) const;
 
   // The intra-op threads and spinning a session made from `config` gets: the config's values, else
-  // DefaultIntraOpThreads() and spinning only when one session runs per token (see the constructor).
+  // ort::DefaultIntraOpThreads() spinning, in a pool of its own for a single session and in the shared pool for
+  // sessions run in turn (see the constructor).
   struct Threading {
     int intra_op_threads = 0;  // 0: ORT's own choice (a config may ask for it)
     bool spinning = true;
+    bool shared_pool = false;  // the process's shared pool (ort::SharedEnv), not one of its own
   };
   Threading ThreadingOf(const SessionOptionsConfig& config) const;
 

@@ -2,10 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 
 #include "modelkit/base/error.h"
+#include "modelkit/base/host_info.h"
 #include "modelkit/ort/ort_log.h"
 
 namespace modelkit::ort {
@@ -24,10 +26,18 @@ void EnsureApi() {
   }
 }
 
+int DefaultIntraOpThreads() { return std::min(PhysicalCoresAvailable(), kMaxDefaultIntraOpThreads); }
+
 Ort::Env& SharedEnv() {
   EnsureApi();
-  // Warnings and above go to modelkit's log function (ort_log.h), never to ORT's own console sink.
-  static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "modelkit", &LogFromOrt, nullptr);
+  static Ort::Env env = [] {
+    Ort::ThreadingOptions pool;
+    pool.SetGlobalIntraOpNumThreads(DefaultIntraOpThreads());
+    pool.SetGlobalInterOpNumThreads(1);
+    pool.SetGlobalSpinControl(1);
+    // Warnings and above go to modelkit's log function (ort_log.h), never to ORT's own console sink.
+    return Ort::Env(pool, &LogFromOrt, nullptr, ORT_LOGGING_LEVEL_WARNING, "modelkit");
+  }();
   return env;
 }
 

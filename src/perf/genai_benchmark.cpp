@@ -44,7 +44,8 @@ GenaiBenchmarkInfo InfoOf(const session::GenaiSession& session, const GenaiPerfO
   if (const auto& window = session.model().config().decoder.sliding_window) info.window_size = window->window_size;
   for (const generate::LoadedStage& stage : session.model().stages()) {
     if (stage.placement) info.placement.push_back(*stage.placement);
-    info.threading.push_back({stage.config.name, stage.intra_op_threads, stage.intra_op_spinning});
+    info.threading.push_back(
+        {stage.config.name, stage.intra_op_threads, stage.intra_op_spinning, stage.intra_op_shared_pool});
     if (stage.last_position_logits) info.last_position_logits_stages.push_back(stage.config.name);
     if (stage.int4_matmul_nodes > 0) info.int4_cpu_kernel_stages.push_back(stage.config.name);
     if (stage.fp32_matmul_nodes > 0) info.fp32_cpu_kernel_stages.push_back(stage.config.name);

@@ -103,7 +103,8 @@ ordered_json SettingsJson(const GenaiBenchmarkInfo& info, const GenaiRequestSamp
     threading.push_back({{"stage", stage.stage},
                          {"intra_op_threads", stage.intra_op_threads == 0 ? ordered_json("ort_default")
                                                                           : ordered_json(stage.intra_op_threads)},
-                         {"spinning", stage.spinning}});
+                         {"spinning", stage.spinning},
+                         {"shared_pool", stage.shared_pool}});
   }
   return {{"iterations", info.options.iterations},
           {"warmup", info.options.warmup},

@@ -57,6 +57,7 @@ struct LoadedStage {
   std::optional<report::SessionPlacement> placement;
   int intra_op_threads = 0;  // as set on the session (0: ORT's own choice)
   bool intra_op_spinning = true;
+  bool intra_op_shared_pool = false;  // on the process's shared pool (ort::SharedEnv), with the other stages
   bool last_position_logits = false;  // the session runs the graph rewritten to make the last position's logits only
   size_t int4_matmul_nodes = 0;       // MatMulNBits nodes the session runs with modelkit's int4 kernel
   size_t fp32_matmul_nodes = 0;       // MatMul nodes the session runs with modelkit's fp32 kernel

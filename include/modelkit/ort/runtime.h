@@ -19,7 +19,20 @@ inline constexpr uint32_t kRequestedApiVersion = ORT_API_VERSION < 30 ? ORT_API_
 // libonnxruntime cannot serve kRequestedApiVersion. Safe to call from any thread, any number of times.
 void EnsureApi();
 
-// The one Ort::Env of the process (id "modelkit"), created on first use; its log goes through ort_log.h.
+// The most intra-op threads a session gets when its config names none: past this, a batch-1 decode step's kernels
+// are too small to split further and thread synchronisation outweighs the gain.
+inline constexpr int kMaxDefaultIntraOpThreads = 16;
+
+// Intra-op threads for a session whose config sets no `intra_op_num_threads`: one per physical core this process may
+// run on (SMT siblings share a core's memory bandwidth and matmul units, so they add little to memory-bound decoding),
+// at most kMaxDefaultIntraOpThreads. ORT's own default (0) comes from its own CPU probe, which on some virtual
+// machines finds a single core and runs every kernel on one thread (docs/performance.md).
+int DefaultIntraOpThreads();
+
+// The one Ort::Env of the process (id "modelkit"), created on first use; its log goes through ort_log.h. It holds
+// the process's shared intra-op thread pool: DefaultIntraOpThreads() threads whose idle workers spin, used by the
+// sessions made with SessionOptions::DisablePerSessionThreads() (the stages of a pipeline, which run one after
+// another and so never need two pools at once). Every other session keeps a pool of its own.
 Ort::Env& SharedEnv();
 
 // Version string of the loaded runtime library, e.g. "1.30.0".

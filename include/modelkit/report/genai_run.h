@@ -73,6 +73,7 @@ struct StageThreading {
   std::string stage;
   int intra_op_threads = 0;  // 0: ORT's own choice
   bool spinning = true;      // idle intra-op threads spin between runs
+  bool shared_pool = false;  // the threads are the process's pool shared by the pipeline's stages, not the stage's own
 };
 
 // Process memory checkpoints in MiB; nullopt for a checkpoint that was not measured.

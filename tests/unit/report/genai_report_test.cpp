@@ -553,7 +553,7 @@ TEST(GenaiReportJson, ReproducibilitySettings) {
   info.options.ignore_eos = true;
   info.options.prompt_source = "file";
   info.fail_on_fallback = true;
-  info.threading = {{"embeddings", 2, false}, {"decoder", 0, true}};
+  info.threading = {{"embeddings", 2, false}, {"decoder", 0, true, true}};
   const ordered_json block = GenaiReportJson(info, Load(), Requests(), Memory(), Context()).at("reproducibility");
   EXPECT_EQ(block.at("command_line").back(), "--ignore-eos");
   const ordered_json& settings = block.at("settings");
@@ -563,9 +563,11 @@ TEST(GenaiReportJson, ReproducibilitySettings) {
   EXPECT_EQ(settings.at("iterations"), 10);
   EXPECT_EQ(settings.at("warmup"), 2);
   EXPECT_EQ(settings.at("fail_on_fallback"), true);
-  EXPECT_EQ(settings.at("threading"),
-            (ordered_json{{{"stage", "embeddings"}, {"intra_op_threads", 2}, {"spinning", false}},
-                          {{"stage", "decoder"}, {"intra_op_threads", "ort_default"}, {"spinning", true}}}));
+  EXPECT_EQ(
+      settings.at("threading"),
+      (ordered_json{
+          {{"stage", "embeddings"}, {"intra_op_threads", 2}, {"spinning", false}, {"shared_pool", false}},
+          {{"stage", "decoder"}, {"intra_op_threads", "ort_default"}, {"spinning", true}, {"shared_pool", true}}}));
   EXPECT_EQ(block.at("host_at_start").at("load_average_1m"), 1.5);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "modelkit/base/check.h"
@@ -199,28 +200,13 @@ MODELKIT_AVX512 void WeightedValues(const float* const* weights, const float* we
 }
 
 // WeightedValues for a head of any size the kernel takes (a multiple of 16, at most kDecodeAttentionMaxHeadSize).
-template <size_t kHeads>
+template <size_t kHeads, size_t... kSliceCounts>
 MODELKIT_AVX512 void WeightedValuesOfHeadSize(const float* const* weights, const float* weight_sums,
-                                              const float* values, size_t n, size_t head_size, float* const* out) {
-  static_assert(kDecodeAttentionMaxHeadSize == 8 * kLanes);
-  switch (head_size / kLanes) {
-    case 1:
-      return WeightedValues<kHeads, 1>(weights, weight_sums, values, n, out);
-    case 2:
-      return WeightedValues<kHeads, 2>(weights, weight_sums, values, n, out);
-    case 3:
-      return WeightedValues<kHeads, 3>(weights, weight_sums, values, n, out);
-    case 4:
-      return WeightedValues<kHeads, 4>(weights, weight_sums, values, n, out);
-    case 5:
-      return WeightedValues<kHeads, 5>(weights, weight_sums, values, n, out);
-    case 6:
-      return WeightedValues<kHeads, 6>(weights, weight_sums, values, n, out);
-    case 7:
-      return WeightedValues<kHeads, 7>(weights, weight_sums, values, n, out);
-    default:
-      return WeightedValues<kHeads, 8>(weights, weight_sums, values, n, out);
-  }
+                                              const float* values, size_t n, size_t head_size, float* const* out,
+                                              std::index_sequence<kSliceCounts...>) {
+  using Variant = void (*)(const float* const*, const float*, const float*, size_t, float* const*);
+  static constexpr Variant kBySlices[] = {&WeightedValues<kHeads, kSliceCounts + 1>...};
+  kBySlices[head_size / kLanes - 1](weights, weight_sums, values, n, out);
 }
 
 // Heads [g, g + kHeads) of a KV head's group: scores, exponentials, output.
@@ -238,7 +224,8 @@ MODELKIT_AVX512 void AttendHeads(const float* queries, float* scores, size_t sco
   }
   Scores<kHeads>(q, keys, positions, head_size, scale, weights);
   for (size_t h = 0; h < kHeads; ++h) weight_sums[h] = ExponentiateScores(weights[h], positions);
-  WeightedValuesOfHeadSize<kHeads>(weights, weight_sums, values, positions, head_size, out);
+  WeightedValuesOfHeadSize<kHeads>(weights, weight_sums, values, positions, head_size, out,
+                                   std::make_index_sequence<kDecodeAttentionMaxHeadSize / kLanes>());
 }
 
 // Scratch of the calling thread: the rotated queries and the scores of the heads of one KV head. It only grows.

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "decode_attention_kernel.h"
@@ -26,22 +27,20 @@ enum Input : size_t {
 };
 enum Output : size_t { kAttention, kPresentKey, kPresentValue, kOutputCount };
 
-int64_t IntAttribute(const Ort::ConstKernelInfo& info, const char* name, int64_t otherwise) {
-  int64_t value = otherwise;
-  if (OrtStatus* status = Ort::GetApi().KernelInfoGetAttribute_int64(info, name, &value)) {
-    Ort::GetApi().ReleaseStatus(status);
-    return otherwise;
+// The node's attribute `name`, or `otherwise` when it has none.
+template <typename T>
+T AttributeOr(const Ort::ConstKernelInfo& info, const char* name, T otherwise) {
+  T value = otherwise;
+  const OrtApi& api = Ort::GetApi();
+  OrtStatus* status = nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    status = api.KernelInfoGetAttribute_float(info, name, &value);
+  } else {
+    status = api.KernelInfoGetAttribute_int64(info, name, &value);
   }
-  return value;
-}
-
-float FloatAttribute(const Ort::ConstKernelInfo& info, const char* name, float otherwise) {
-  float value = otherwise;
-  if (OrtStatus* status = Ort::GetApi().KernelInfoGetAttribute_float(info, name, &value)) {
-    Ort::GetApi().ReleaseStatus(status);
-    return otherwise;
-  }
-  return value;
+  if (status == nullptr) return value;
+  api.ReleaseStatus(status);
+  return otherwise;
 }
 
 std::vector<int64_t> ShapeOf(const Ort::ConstValue& value) { return value.GetTensorTypeAndShapeInfo().GetShape(); }
@@ -50,11 +49,11 @@ class DecodeAttentionKernel {
  public:
   explicit DecodeAttentionKernel(const OrtKernelInfo* info) : ort_kernel_(nullptr) {
     const Ort::ConstKernelInfo kernel_info(info);
-    num_heads_ = IntAttribute(kernel_info, "num_heads", 0);
-    kv_num_heads_ = IntAttribute(kernel_info, "kv_num_heads", 0);
-    const int64_t do_rotary = IntAttribute(kernel_info, "do_rotary", 0);
-    const int64_t rotary_interleaved = IntAttribute(kernel_info, "rotary_interleaved", 0);
-    scale_ = FloatAttribute(kernel_info, "scale", 0.0f);
+    num_heads_ = AttributeOr<int64_t>(kernel_info, "num_heads", 0);
+    kv_num_heads_ = AttributeOr<int64_t>(kernel_info, "kv_num_heads", 0);
+    const int64_t do_rotary = AttributeOr<int64_t>(kernel_info, "do_rotary", 0);
+    const int64_t rotary_interleaved = AttributeOr<int64_t>(kernel_info, "rotary_interleaved", 0);
+    scale_ = AttributeOr<float>(kernel_info, "scale", 0.0f);
     rotary_ = do_rotary == 1;
     if (num_heads_ <= 0 || kv_num_heads_ <= 0 || num_heads_ % kv_num_heads_ != 0 || rotary_interleaved != 0) {
       throw Ort::Exception(

@@ -2,8 +2,9 @@
 // side in one process: a Qwen3-0.6B-shaped node (16 query heads, 8 KV heads of 128), K/V caches of 1024 positions
 // filled with random values, one decode step at a given position timed over and over, the two sessions taking turns.
 // Prints the median microseconds per step of each, their ratio, and what the difference is over 28 layers.
-// Given a bundle, it also loads it twice, with modelkit's attention kernel and with ORT's, and decodes greedily from
-// the same prompt with each in turn: the median milliseconds per decode step of each and their ratio.
+// Given a bundle, it also loads it twice, with modelkit's attention kernel and with ORT's, and generates greedily
+// from the same prompt with each in turn: the milliseconds of the prompt step and per decode step of each and their
+// ratios (the prompt runs ORT's attention either way, inside modelkit's op or not).
 //   modelkit_decode_attention_bench [THREADS=2] [STEPS=400] [BUNDLE [PROMPT_TOKENS=128] [NEW_TOKENS=64] [ROUNDS=5]]
 // Asserts nothing (the bit-for-bit equality is a test: tests/integration/decode_attention_test.cpp).
 #include <algorithm>
@@ -35,20 +36,25 @@ size_t Argmax(std::span<const float> values) {
   return static_cast<size_t>(std::max_element(values.begin(), values.end()) - values.begin());
 }
 
-// Milliseconds per decode step of `model` (median over the steps of one generation from `prompt`).
-std::vector<double> DecodeStepMs(const modelkit::generate::Model& model, const std::vector<int64_t>& prompt,
-                                 int new_tokens) {
+// One generation of `model` from `prompt`: the prompt step's milliseconds and the median of the decode steps'.
+std::pair<double, double> GenerationMs(const modelkit::generate::Model& model, const std::vector<int64_t>& prompt,
+                                       int new_tokens) {
   const auto runner = modelkit::generate::MakeDecoderRunner(model, static_cast<int64_t>(prompt.size()) + new_tokens);
   std::vector<int64_t> tokens = prompt;
-  std::vector<double> ms;
+  double prompt_ms = 0;
+  std::vector<double> step_ms;
   for (int i = 0; i < new_tokens; ++i) {
     const auto start = std::chrono::steady_clock::now();
     const auto logits = runner->Run(tokens);
-    if (i > 0)
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (i == 0) {
+      prompt_ms = ms;
+    } else {
+      step_ms.push_back(ms);
+    }
     tokens = {static_cast<int64_t>(Argmax(logits))};
   }
-  return ms;
+  return {prompt_ms, Median(step_ms)};
 }
 
 // The bundle with ORT's attention and with modelkit's, one generation each in turn per round.
@@ -64,19 +70,25 @@ void CompareBundle(const char* bundle, int prompt_tokens, int new_tokens, int ro
   std::uniform_int_distribution<int64_t> token(100, 20000);
   std::vector<int64_t> prompt(static_cast<size_t>(prompt_tokens));
   for (int64_t& t : prompt) t = token(random);
-  std::vector<double> ort_ms, own_ms;
+  std::vector<double> ort_prompt, own_prompt, ort_step, own_step;
   for (int round = 0; round < rounds; ++round) {
-    for (const auto& [model, ms] : {std::pair{ort_model.get(), &ort_ms}, std::pair{own_model.get(), &own_ms}}) {
-      const std::vector<double> steps = DecodeStepMs(*model, prompt, new_tokens);
-      ms->push_back(Median(steps));
-    }
+    const auto [ort_prompt_ms, ort_step_ms] = GenerationMs(*ort_model, prompt, new_tokens);
+    const auto [own_prompt_ms, own_step_ms] = GenerationMs(*own_model, prompt, new_tokens);
+    ort_prompt.push_back(ort_prompt_ms);
+    own_prompt.push_back(own_prompt_ms);
+    ort_step.push_back(ort_step_ms);
+    own_step.push_back(own_step_ms);
   }
-  const double o = Median(ort_ms), m = Median(own_ms);
-  std::printf("\n%s, %d prompt tokens, %d new, %d rounds: ms per decode step (median of rounds)\n", bundle,
-              prompt_tokens, new_tokens, rounds);
-  std::printf("ORT's attention %.2f [%.2f-%.2f], modelkit's %.2f [%.2f-%.2f]: %.3fx\n", o,
-              *std::min_element(ort_ms.begin(), ort_ms.end()), *std::max_element(ort_ms.begin(), ort_ms.end()), m,
-              *std::min_element(own_ms.begin(), own_ms.end()), *std::max_element(own_ms.begin(), own_ms.end()), o / m);
+  std::printf("\n%s, %d prompt tokens, %d new, %d rounds: medians of rounds, [min-max]\n", bundle, prompt_tokens,
+              new_tokens, rounds);
+  const auto print = [](const char* what, const std::vector<double>& ort, const std::vector<double>& own) {
+    const double o = Median(ort), m = Median(own);
+    std::printf("%-22s ORT's attention %8.2f [%.2f-%.2f], modelkit's %8.2f [%.2f-%.2f]: %.3fx\n", what, o,
+                *std::min_element(ort.begin(), ort.end()), *std::max_element(ort.begin(), ort.end()), m,
+                *std::min_element(own.begin(), own.end()), *std::max_element(own.begin(), own.end()), o / m);
+  };
+  print("prompt step (ms)", ort_prompt, own_prompt);
+  print("decode step (ms)", ort_step, own_step);
 }
 
 }  // namespace

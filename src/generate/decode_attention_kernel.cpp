@@ -42,7 +42,7 @@ MODELKIT_AVX512 inline __mmask16 FirstLanes(size_t count) {
   return static_cast<__mmask16>(count >= kLanes ? 0xFFFFu : (1u << count) - 1);
 }
 
-// x rotated in place by the cos/sin row (H/2 values each), half-split, as MLAS's rotary kernel does it.
+// out = x rotated by the cos/sin row (H/2 values each), half-split, as MLAS's rotary kernel does it.
 MODELKIT_AVX512 void Rotate(const float* x, const float* cos, const float* sin, size_t head_size, float* out) {
   const size_t half = head_size / 2;
   for (size_t i = 0; i < half; i += kLanes) {

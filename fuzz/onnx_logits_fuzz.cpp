@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as a stage's model.onnx, given to the load-time graph rewrites (the last-position
-// logits rewrite that runs on every bundle modelkit loads, and the int4 CPU kernel rewrite of bundles that opt in).
-// Each either declines (nullopt), rewrites, or throws modelkit::Error; a rewrite is a well-formed message that the
-// same rewrite then declines (its logits are already one position long; no MatMulNBits node qualifies any more).
+// logits rewrite that runs on every bundle modelkit loads, and the rewrites to modelkit's int4, fp32 and attention CPU
+// kernels). Each either declines (nullopt), rewrites, or throws modelkit::Error; a rewrite is a well-formed message
+// that the same rewrite then declines (its logits are already one position long; no node qualifies any more).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "generate/last_position_logits.h"
-#include "generate/matmul_rewrites.h"
+#include "generate/kernel_rewrites.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/protobuf_fields.h"
 
@@ -29,10 +29,10 @@ void CheckLogitsRewrite(std::string_view model) {
   if (modelkit::generate::SliceLogitsToLastPosition(*rewritten, "logits")) std::abort();
 }
 
-// A kernel rewrite (matmul_rewrites.h) of `model`: what it makes must parse, and rewriting it again must find nothing.
+// A kernel rewrite (kernel_rewrites.h) of `model`: what it makes must parse, and rewriting it again must find nothing.
 template <typename Rewrite>
 void CheckKernelRewrite(std::string_view model, Rewrite rewrite) {
-  std::optional<modelkit::generate::MatMulRewrite> rewritten;
+  std::optional<modelkit::generate::KernelRewrite> rewritten;
   try {
     rewritten = rewrite(model);
   } catch (const modelkit::Error&) {
@@ -51,5 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckLogitsRewrite(model);
   CheckKernelRewrite(model, modelkit::generate::UseInt4MatMulKernel);
   CheckKernelRewrite(model, modelkit::generate::UseFp32MatMulKernel);
+  CheckKernelRewrite(model, modelkit::generate::UseDecodeAttentionKernel);
   return 0;
 }

@@ -19,6 +19,11 @@ void LoadAddedTokens(const JsonNode& root, Tokenizer::Impl& impl) {
     token.content = entry.String("content");
     const int64_t id = entry.Int("id");
     if (id < 0 || id > INT32_MAX) entry.Child("id").Fail("id out of range");
+    const int64_t listed = static_cast<int64_t>(impl.model->Vocabulary().size() + list->Size());
+    if (id >= listed + kMaxTokenIdGap) {
+      entry.Child("id").Fail("id " + std::to_string(id) + " is far past the " + std::to_string(listed) +
+                             " tokens the vocabulary and the added tokens list (ids must number the tokens from 0)");
+    }
     token.id = static_cast<int32_t>(id);
     token.special = entry.BoolOr("special", false);
     token.single_word = entry.BoolOr("single_word", false);

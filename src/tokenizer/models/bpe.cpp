@@ -29,6 +29,10 @@ BpeModel::BpeModel(const JsonNode& config) {
   vocab.ForEachMember([&](std::string_view token, const JsonNode& id_value) {
     const int64_t id = id_value.AsInt();
     if (id < 0 || id > INT32_MAX) id_value.Fail("token id out of range");
+    if (id >= static_cast<int64_t>(vocab.Size()) + kMaxTokenIdGap) {
+      id_value.Fail("token id " + std::to_string(id) + " is far past the vocabulary's " + std::to_string(vocab.Size()) +
+                    " entries (ids must number the tokens from 0)");
+    }
     token_ids_.emplace(std::string(token), static_cast<int32_t>(id));
     if (static_cast<size_t>(id) >= vocabulary_.size()) vocabulary_.resize(static_cast<size_t>(id) + 1);
     vocabulary_[static_cast<size_t>(id)] = token;

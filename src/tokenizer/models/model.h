@@ -12,6 +12,11 @@
 
 namespace modelkit::tokenizer {
 
+// How far a token id may lie past the ids a tokenizer.json lists (its vocabulary's entries, then its added tokens).
+// Ids index dense tables, so a file with one entry of id 2^31 would otherwise make a table of 2^31 entries; real
+// tokenizers number their tokens from 0 with no gaps.
+inline constexpr int64_t kMaxTokenIdGap = int64_t{1} << 16;
+
 class Model {
  public:
   virtual ~Model() = default;

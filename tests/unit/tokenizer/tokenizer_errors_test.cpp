@@ -52,6 +52,21 @@ TEST(TokenizerErrors, ValidDocumentLoads) {
   EXPECT_TRUE(tokenizer.IsSpecial(3));
 }
 
+// Ids index dense tables: an id far past the listed tokens is refused before any table grows to it (a hostile file
+// with one token of id 2^31 - 1 once made a table of 2^31 entries). Ids a little past them still load.
+TEST(TokenizerErrors, TokenIdsFarPastTheListedTokens) {
+  nlohmann::json document = ValidDocument();
+  document["model"]["vocab"]["b"] = 2147483647;
+  ExpectInvalid(document, "far past the vocabulary's 3 entries");
+  document = ValidDocument();
+  document["added_tokens"][0]["id"] = 2147483647;
+  ExpectInvalid(document, "far past the 4 tokens");
+  document = ValidDocument();
+  document["model"]["vocab"]["b"] = 1000;
+  document["added_tokens"][0]["id"] = 2000;
+  EXPECT_EQ(Tokenizer::FromJson(document.dump(), "", "tok/tokenizer.json").VocabSize(), 2001u);
+}
+
 TEST(TokenizerErrors, MalformedJson) {
   std::string message;
   EXPECT_EQ(CodeOf([] { Tokenizer::FromJson("{\"model\": [1, 2", "", "tok/tokenizer.json"); }, message),

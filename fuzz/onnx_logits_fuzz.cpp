@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "generate/last_position_logits.h"
 #include "generate/kernel_rewrites.h"
+#include "generate/last_position_logits.h"
 #include "modelkit/base/error.h"
 #include "modelkit/base/protobuf_fields.h"
 
